@@ -1,0 +1,1 @@
+"""Independent checkers: they share no code with the algorithms they check."""

@@ -1,0 +1,107 @@
+"""Generic extraction and MARCO (all targets) against brute force on random models."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fxai import explain
+from fxai.explain.ffa import ffa_from_axps
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
+
+
+def random_table_model(seed: int, n: int, max_dom: int, n_classes: int = 2):
+    """A random classifier given by a lookup table over small domains."""
+    rng = np.random.default_rng(seed)
+    domains = [list(range(int(rng.integers(2, max_dom + 1)))) for _ in range(n)]
+    table = rng.integers(0, n_classes, size=[len(d) for d in domains])
+    # bias towards one class so that explanations are not all trivial
+    table = np.where(rng.random(table.shape) < 0.6, 0, table)
+
+    def predict(points):
+        return table[tuple(np.asarray(points).T)]
+
+    x = [int(rng.integers(0, len(d))) for d in domains]
+    return predict, domains, x
+
+
+def minimal_hitting_sets(sets, feats):
+    sets = [set(s) for s in sets]
+    hs = [set(c) for k in range(len(feats) + 1) for c in itertools.combinations(feats, k)
+          if all(set(c) & s for s in sets)]
+    return {tuple(sorted(h)) for h in hs if not any(o < h for o in hs)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 6))
+def test_extraction_is_minimal_and_sufficient(seed, n):
+    o = BruteForceOracle(*random_table_model(seed, n, 3))
+    assert is_axp(o, explain.find_axp(o))
+    cxp = explain.find_cxp(o)
+    assert is_cxp(o, cxp) if cxp is not None else o.entails([])
+
+
+@pytest.mark.parametrize("target", ["axp", "cxp", "switch"])
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 6))
+def test_marco_finds_exactly_all_explanations(target, seed, n):
+    o = BruteForceOracle(*random_table_model(seed, n, 3))
+    rule = explain.SwitchRule(w=2, alpha=1.0, eps=0.5)
+    m = explain.enumerate(o, target=target, switch=rule)
+    events = list(m)
+    assert m.complete
+    axps, cxps = all_axps(o), all_cxps(o)
+    found_a = [e.features for e in events if e.kind == "axp"]
+    found_c = [e.features for e in events if e.kind == "cxp"]
+    assert len(found_a) == len(set(found_a)) and len(found_c) == len(set(found_c))
+    assert set(found_a) == axps
+    assert set(found_c) == cxps
+    # hitting-set duality
+    assert minimal_hitting_sets(cxps, o.features) == axps
+    assert minimal_hitting_sets(axps, o.features) == cxps
+    times = [e.t for e in events]
+    assert times == sorted(times)
+
+
+def test_switch_happens_and_is_recorded():
+    o = BruteForceOracle(*random_table_model(7, 6, 3))
+    m = explain.enumerate(o, target="switch", switch=explain.SwitchRule(w=1, alpha=0.0))
+    list(m)
+    assert m.complete and m.switched_at is not None
+
+
+def test_time_limit_stops_early():
+    o = BruteForceOracle(*random_table_model(3, 6, 3))
+    m = explain.enumerate(o, target="axp", time_limit=0.0)
+    assert list(m) == [] and not m.complete
+
+
+def test_constant_model_has_empty_axp():
+    o = BruteForceOracle(lambda p: np.zeros(len(p), dtype=int), [[0, 1]] * 3, [1, 0, 1])
+    events = list(explain.enumerate(o, target="cxp"))
+    assert [(e.kind, e.features) for e in events] == [("axp", ())]
+
+
+def test_ffa_counts_fraction_of_axps():
+    assert ffa_from_axps([(0, 1), (1, 2)]) == {0: 0.5, 1: 1.0, 2: 0.5}
+
+
+def test_switch_rule_conditions():
+    r = explain.SwitchRule(w=2, alpha=2.0, eps=0.0)
+    for k, s in [("axp", 4), ("axp", 4), ("cxp", 2), ("cxp", 3)]:
+        r.record(k, s)
+    assert r.needed() is False  # 8/5 < 2 and |3 - 2.5| > 0
+    r.record("cxp", 2)  # windows: A = 4,4 ; C = 3,2 -> 8/5; stable |2-2.5| > 0
+    assert not r.needed()
+    r.record("cxp", 2)  # C = 2,2: 8/4 >= 2
+    assert r.needed()
+    code = explain.SwitchRule(w=3, eps=1.0, variant="code")
+    for s in [3, 5, 4]:
+        code.record("cxp", s)
+    assert code.needed()  # the newest (4) is within 1 of each of 3 and 5
+    code.record("cxp", 6)  # 5, 4, 6: |4 - 6| > 1
+    assert not code.needed()
+    code.record("cxp", 1)  # code variant: unit CXps stay out of the windows
+    assert code.cxps == [3, 5, 4, 6] and code.unit_cxps == 1

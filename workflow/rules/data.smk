@@ -1,0 +1,1 @@
+# data rules (see DESIGN.md)

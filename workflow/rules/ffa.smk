@@ -1,0 +1,1 @@
+# ffa rules (see DESIGN.md)

@@ -1,0 +1,1 @@
+# nbc rules (see DESIGN.md)

@@ -1,0 +1,1 @@
+# report rules (see DESIGN.md)

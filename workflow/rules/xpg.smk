@@ -1,0 +1,1 @@
+# xpg rules (see DESIGN.md)
