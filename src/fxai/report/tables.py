@@ -1,0 +1,316 @@
+"""Write result tables as CSV, Markdown and LaTeX, with the papers' values beside ours.
+
+``write_table(ours, name, out_dir, reference="xpg_table2_dt")`` writes ``<name>.csv/.md/.tex``.
+For every column of ``ours`` that the reference CSV also has, ``<col> (published)`` and
+``<col> (diff)`` (ours minus published) follow it. Rows are matched on the ``key`` columns after
+resolving dataset aliases; published rows we lack are appended (our cells shown as "missing").
+A fidelity summary ``<name>.fidelity.csv/.md`` says per column how many cells agree within a
+tolerance, and ``<name>.missing.csv`` lists the published rows we lack and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from fxai.report import reference as ref
+
+PUBLISHED = " (published)"
+DIFF = " (diff)"
+MATCH = "match"  # column saying where a row comes from: "both", "ours only", "published only"
+DEFAULT_REGISTRY = Path("config") / "datasets.yaml"
+DEFAULT_REASON = "not run in this profile"
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A cell agrees when ``|ours - published| <= max(abs, rel * |published|)``."""
+
+    rel: float = 0.10
+    abs: float = 0.0
+
+    def within(self, ours: np.ndarray, published: np.ndarray) -> np.ndarray:
+        bound = np.maximum(self.abs, self.rel * np.abs(published))
+        return np.abs(ours - published) <= bound + 1e-12
+
+
+DEFAULT_TOLERANCE = Tolerance()
+
+
+def alias_map(registry: str | Path | None = None) -> dict[str, str]:
+    """Lower-cased alias (and canonical name) -> canonical dataset name, from the registry
+    ``config/datasets.yaml``. Understands entries ``{name: {aliases: [...]}}`` (at top level or
+    under ``datasets:``, as a mapping or a list of ``{name, aliases}``) and a top-level
+    ``aliases: {alias: name}`` mapping. An absent registry gives an empty map."""
+    path = Path(registry) if registry is not None else DEFAULT_REGISTRY
+    if not path.is_file():
+        return {}
+    doc = yaml.safe_load(path.read_text()) or {}
+    out: dict[str, str] = {}
+    entries = doc.get("datasets", doc)
+    if isinstance(entries, list):
+        entries = {e["name"]: e for e in entries if isinstance(e, dict) and "name" in e}
+    for name, entry in (entries or {}).items():
+        if not isinstance(entry, dict) or name == "aliases":
+            continue
+        out[str(name).lower()] = str(name)
+        for alias in entry.get("aliases") or []:
+            out[str(alias).lower()] = str(name)
+    for alias, name in (doc.get("aliases") or {}).items():
+        out[str(alias).lower()] = str(name)
+    return out
+
+
+def _canonical(names: pd.Series, aliases: Mapping[str, str]) -> pd.Series:
+    return names.map(lambda n: aliases.get(str(n).lower(), n))
+
+
+def _key_frame(df: pd.DataFrame, key: Sequence[str]) -> pd.DataFrame:
+    """Key columns made comparable: floats rounded so 0.9 and 0.90 from two sources agree."""
+    out = df[list(key)].copy()
+    for k in key:
+        if pd.api.types.is_float_dtype(out[k]):
+            out[k] = out[k].round(9)
+    return out
+
+
+def combine(
+    ours: pd.DataFrame,
+    published: pd.DataFrame,
+    key: Sequence[str] = ("dataset",),
+    aliases: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Our table with ``<col> (published)`` / ``<col> (diff)`` beside each shared column, the
+    published rows we lack appended, and a ``match`` column saying where each row comes from."""
+    key = list(key)
+    for side, df in (("our table", ours), ("reference", published)):
+        absent = [k for k in key if k not in df.columns]
+        if absent:
+            raise ValueError(f"key column(s) {absent} missing from {side}: {list(df.columns)}")
+    aliases = aliases or {}
+    ours = ours.reset_index(drop=True)
+    pub = published.copy()
+    if "dataset" in key:
+        pub["dataset"] = _canonical(pub["dataset"], aliases)
+        ours = ours.assign(dataset=_canonical(ours["dataset"], aliases))
+    if _key_frame(pub, key).duplicated().any():
+        raise ValueError(f"reference has duplicate rows for key {key}")
+    shared = [c for c in ours.columns if c not in key and c in pub.columns]
+    left = pd.concat([_key_frame(ours, key), ours.drop(columns=key)], axis=1)
+    right = pd.concat(
+        [_key_frame(pub, key), pub[shared].rename(columns=lambda c: c + PUBLISHED)], axis=1
+    )
+    left["_ours"] = np.arange(len(left))
+    right["_pub"] = np.arange(len(right))
+    merged = left.merge(right, on=key, how="outer", indicator=True)
+    # our row order first, then the published-only rows in the reference's order
+    merged = merged.sort_values(["_ours", "_pub"], na_position="last", ignore_index=True)
+    merged[MATCH] = merged.pop("_merge").map(
+        {"both": "both", "left_only": "ours only", "right_only": "published only"}
+    )
+    columns = list(key)
+    for c in ours.columns:
+        if c in key:
+            continue
+        columns.append(c)
+        if c in shared:
+            columns.append(c + PUBLISHED)
+            a = pd.to_numeric(merged[c], errors="coerce")
+            b = pd.to_numeric(merged[c + PUBLISHED], errors="coerce")
+            if pd.api.types.is_numeric_dtype(ours[c]) and b.notna().any():
+                merged[c + DIFF] = a - b
+                columns.append(c + DIFF)
+    return merged[columns + [MATCH]]
+
+
+def _tolerance_for(col: str, tolerance: Tolerance | Mapping[str, Tolerance]) -> Tolerance:
+    if isinstance(tolerance, Tolerance):
+        return tolerance
+    return tolerance.get(col, tolerance.get("*", DEFAULT_TOLERANCE))
+
+
+def fidelity(
+    combined: pd.DataFrame,
+    tolerance: Tolerance | Mapping[str, Tolerance] = DEFAULT_TOLERANCE,
+) -> pd.DataFrame:
+    """Per shared numeric column: cells compared, how many agree within the tolerance, and the
+    median relative difference (rows present on both sides only)."""
+    both = combined[combined[MATCH] == "both"]
+    rows = []
+    for col in combined.columns:
+        if not col.endswith(PUBLISHED):
+            continue
+        base = col[: -len(PUBLISHED)]
+        if base + DIFF not in combined.columns:
+            continue
+        a = pd.to_numeric(both[base], errors="coerce").to_numpy(float)
+        b = pd.to_numeric(both[col], errors="coerce").to_numpy(float)
+        ok = ~(np.isnan(a) | np.isnan(b))
+        tol = _tolerance_for(base, tolerance)
+        within = tol.within(a[ok], b[ok])
+        rel = np.abs(a[ok] - b[ok]) / np.maximum(np.abs(b[ok]), 1e-12)
+        rows.append(
+            {
+                "column": base,
+                "compared": int(ok.sum()),
+                "within": int(within.sum()),
+                "within_pct": round(100 * within.mean(), 1) if ok.any() else np.nan,
+                "median_rel_diff": round(float(np.median(rel)), 4) if ok.any() else np.nan,
+                "tolerance_rel": tol.rel,
+                "tolerance_abs": tol.abs,
+            }
+        )
+    cols = ["column", "compared", "within", "within_pct", "median_rel_diff"]
+    return pd.DataFrame(rows, columns=cols + ["tolerance_rel", "tolerance_abs"])
+
+
+def missing_rows(
+    combined: pd.DataFrame,
+    key: Sequence[str],
+    missing_reason: Mapping[object, str] | None = None,
+) -> pd.DataFrame:
+    """Published rows we lack, with a reason looked up by the full key tuple, then by the first
+    key value (usually the dataset), else ``"not run in this profile"``."""
+    reasons = dict(missing_reason or {})
+    miss = combined.loc[combined[MATCH] == "published only", list(key)].reset_index(drop=True)
+
+    def reason(row: pd.Series) -> str:
+        values = tuple(row[k] for k in key)
+        return reasons.get(values, reasons.get(values[0], DEFAULT_REASON))
+
+    miss["reason"] = [reason(r) for _, r in miss.iterrows()] if len(miss) else []
+    return miss
+
+
+def _cell(value: object, missing: str) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return missing
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value)).lower()
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
+    return str(value)
+
+
+def _display(df: pd.DataFrame) -> pd.DataFrame:
+    """Cells as strings; our empty cells of published-only rows read "missing"."""
+    out = pd.DataFrame(index=df.index)
+    pub_only = df[MATCH].eq("published only") if MATCH in df.columns else None
+    for c in df.columns:
+        texts = [_cell(v, "") for v in df[c]]
+        if pub_only is not None and not c.endswith((PUBLISHED, DIFF)) and c != MATCH:
+            texts = [
+                "missing" if (p and t == "") else t for t, p in zip(texts, pub_only, strict=True)
+            ]
+        out[c] = texts
+    return out
+
+
+def to_markdown(df: pd.DataFrame, caption: str | None = None) -> str:
+    """A GitHub-style Markdown table (with an optional caption line above it)."""
+    shown = _display(df)
+    head = "| " + " | ".join(shown.columns) + " |"
+    sep = "|" + "|".join("---" for _ in shown.columns) + "|"
+    body = ["| " + " | ".join(r) + " |" for r in shown.itertuples(index=False)]
+    text = "\n".join([head, sep, *body]) + "\n"
+    return (f"{caption}\n\n" if caption else "") + text
+
+
+_TEX_ESCAPE = str.maketrans(
+    {
+        "&": r"\&",
+        "%": r"\%",
+        "$": r"\$",
+        "#": r"\#",
+        "_": r"\_",
+        "{": r"\{",
+        "}": r"\}",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+        "\\": r"\textbackslash{}",
+    }
+)
+
+
+def to_latex(df: pd.DataFrame, caption: str | None = None, label: str | None = None) -> str:
+    """A booktabs ``table`` environment (needs ``\\usepackage{booktabs}``)."""
+    shown = _display(df)
+
+    def esc(s: str) -> str:
+        return s.translate(_TEX_ESCAPE)
+
+    align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in df.columns)
+    lines = [r"\begin{table}[ht]", r"\centering", r"\small"]
+    if caption:
+        lines.append(rf"\caption{{{esc(caption)}}}")
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
+    lines.append(" & ".join(esc(c) for c in shown.columns) + r" \\")
+    lines.append(r"\midrule")
+    lines += [" & ".join(esc(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _write_all(df: pd.DataFrame, stem: Path, caption: str | None, tex: bool = True) -> None:
+    df.to_csv(stem.with_suffix(stem.suffix + ".csv"), index=False)
+    stem.with_suffix(stem.suffix + ".md").write_text(to_markdown(df, caption))
+    if tex:
+        label = "tab:" + stem.name.replace("_", "-")
+        stem.with_suffix(stem.suffix + ".tex").write_text(to_latex(df, caption, label))
+
+
+def write_table(
+    ours: pd.DataFrame,
+    name: str,
+    out_dir: str | Path,
+    reference: str | None = None,
+    key: Iterable[str] = ("dataset",),
+    tolerance: Tolerance | Mapping[str, Tolerance] = DEFAULT_TOLERANCE,
+    missing_reason: Mapping[object, str] | None = None,
+    caption: str | None = None,
+    registry: str | Path | None = None,
+    reference_root: str | Path | None = None,
+) -> pd.DataFrame:
+    """Write ``<out_dir>/<name>.csv/.md/.tex`` and return the table written.
+
+    With ``reference`` (a stem in ``data/reference/`` or a CSV path), published values sit
+    beside ours and ``<name>.fidelity.csv/.md`` and ``<name>.missing.csv`` are written too.
+    ``tolerance`` is one ``Tolerance`` or a mapping column -> ``Tolerance`` (key ``"*"`` is
+    the default for other columns). ``missing_reason`` maps a dataset (or a full key tuple) to
+    why we lack it. ``registry`` is the dataset registry used for aliases
+    (default ``config/datasets.yaml`` when it exists).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / name
+    if reference is None:
+        _write_all(ours, stem, caption)
+        return ours
+    key = list(key)
+    table = combine(ours, ref.load(reference, reference_root), key, alias_map(registry))
+    _write_all(table, stem, caption)
+    fid = fidelity(table, tolerance)
+    miss = missing_rows(table, key, missing_reason)
+    fid.to_csv(out / f"{name}.fidelity.csv", index=False)
+    miss.to_csv(out / f"{name}.missing.csv", index=False)
+    n_both = int((table[MATCH] == "both").sum())
+    text = [
+        f"# Fidelity of `{name}` against `{reference}` (published)\n",
+        f"Rows matched: {n_both}; ours only: {int((table[MATCH] == 'ours only').sum())}; "
+        f"published only (missing): {len(miss)}.\n",
+        "A cell agrees when |ours - published| <= max(abs, rel * |published|).\n",
+        to_markdown(fid) if len(fid) else "No shared numeric columns.\n",
+        "## Missing published rows\n",
+        to_markdown(miss) if len(miss) else "None.\n",
+    ]
+    (out / f"{name}.fidelity.md").write_text("\n".join(text))
+    return table
