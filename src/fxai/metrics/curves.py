@@ -1,0 +1,148 @@
+"""FFA metrics over time: per-instance curves, time normalisation, merging and averaging.
+
+An anytime run is a list of events ``[t, "axp"|"cxp", [features]]``. After each AXp the
+approximate FFA (fraction of the AXps found so far that contain each feature) is compared
+with the exact FFA. Per instance, as the anytime-FFA paper's figures do:
+
+* time is divided by the largest AXp-discovery time among the compared methods (so the
+  last AXp of the slowest method is at 1; MARCO-C's later CXps lie beyond 1);
+* the error is divided by the largest error over the methods' curves (the t = 0 value,
+  the sum of the exact FFA), so every error curve starts at 1;
+* the number of AXps is divided by the exact number of AXps (``variant="paper"``) or by
+  the run's own number of AXps (``variant="code"``);
+* KL infinity becomes 0.5 (paper) or twice the largest finite KL among the methods' curves
+  (code; then the leading constant plateau of each *averaged* curve is shown as 0.5, as
+  the reference plotting script does).
+
+Every curve of the paper variant starts at t = 0 with the empty FFA (error 1, τ 0, RBO 0,
+KL 0.5, 0 AXps). The code variant has the t = 0 point for all metrics but KL, whose
+curve starts at the first AXp (its first value is held before).
+
+Curves are step functions: merging several on the union of their times holds each one's
+last value, and before its first point a curve takes its first value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from fxai.metrics.ffa import FFA, _check_variant, ffa_error, kendall_tau, kl_divergence, rbo
+
+METRICS = ("error", "tau", "rbo", "kl", "naxp")
+KL_INF_PAPER = 0.5
+Curve = tuple[np.ndarray, np.ndarray]
+
+
+def axp_steps(events: Sequence[Sequence]) -> list[tuple[float, dict[int, float], int]]:
+    """``(t, approximate FFA, number of AXps)`` after each AXp event, in event order."""
+    counts: dict[int, int] = {}
+    out = []
+    n = 0
+    for t, kind, feats in events:
+        if kind != "axp":
+            continue
+        n += 1
+        for f in feats:
+            counts[int(f)] = counts.get(int(f), 0) + 1
+        out.append((float(t), {f: c / n for f, c in counts.items()}, n))
+    return out
+
+
+def _raw_curve(events, exact: FFA, n_exact: int, metric: str, variant: str) -> Curve:
+    steps = axp_steps(events)
+    n_run = steps[-1][2] if steps else 0
+    start = not (variant == "code" and metric == "kl")
+    points = ([(0.0, {}, 0)] if start else []) + steps
+    if metric == "error":
+        vals = [ffa_error(a, exact) for _, a, _ in points]
+    elif metric == "tau":
+        vals = [kendall_tau(a, exact, variant) for _, a, _ in points]
+    elif metric == "rbo":
+        vals = [rbo(a, exact, variant=variant) for _, a, _ in points]
+    elif metric == "kl":
+        vals = [kl_divergence(a, exact) for _, a, _ in points]
+    elif metric == "naxp":
+        denom = n_exact if variant == "paper" else n_run
+        vals = [n / denom if denom else 0.0 for _, _, n in points]
+    else:
+        raise ValueError(f"unknown metric {metric!r}; known: {METRICS}")
+    return np.array([p[0] for p in points], dtype=float), np.array(vals, dtype=float)
+
+
+def time_scale(runs: Mapping[str, Sequence[Sequence]]) -> float:
+    """The largest AXp-discovery time among the runs (1.0 if none is positive)."""
+    t = max((float(e[0]) for ev in runs.values() for e in ev if e[1] == "axp"), default=0.0)
+    return t if t > 0 else 1.0
+
+
+def instance_curves(
+    runs: Mapping[str, Sequence[Sequence]], exact: FFA, n_exact: int, variant: str = "paper",
+) -> dict[str, dict[str, Curve]]:
+    """Normalised curves ``{metric: {method: (t, values)}}`` for one instance.
+
+    ``runs`` maps each method to its events; ``exact`` is the exact FFA and ``n_exact``
+    the exact number of AXps.
+    """
+    _check_variant(variant)
+    scale = time_scale(runs)
+    out: dict[str, dict[str, Curve]] = {}
+    for metric in METRICS:
+        curves = {m: _raw_curve(ev, exact, n_exact, metric, variant) for m, ev in runs.items()}
+        if metric == "error":
+            top = max((float(v.max()) for _, v in curves.values() if v.size), default=0.0)
+            curves = {m: (t, v / top if top > 0 else np.zeros_like(v))
+                      for m, (t, v) in curves.items()}
+        elif metric == "kl":
+            finite = [float(x) for _, v in curves.values() for x in v if math.isfinite(x)]
+            top = max(finite, default=0.0)
+            cap = 2 * top if variant == "code" and top > 0 else KL_INF_PAPER
+            curves = {m: (t, np.where(np.isinf(v), cap, v)) for m, (t, v) in curves.items()}
+        out[metric] = {m: (t / scale, v) for m, (t, v) in curves.items()}
+    return out
+
+
+def sample(curve: Curve, grid: np.ndarray) -> np.ndarray:
+    """Values of the step function ``curve`` at ``grid`` (hold last; first value before)."""
+    t, v = curve
+    if t.size == 0:
+        return np.full(grid.shape, np.nan)
+    idx = np.searchsorted(t, grid, side="right") - 1
+    return v[np.clip(idx, 0, None)]
+
+
+def merge(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray]:
+    """All curves sampled on the union of their times: ``(grid, matrix[curve, time])``."""
+    grid = np.unique(np.concatenate([c[0] for c in curves])) if curves else np.array([])
+    return grid, np.array([sample(c, grid) for c in curves])
+
+
+def average(curves: Sequence[Curve], lead_value: float | None = None) -> Curve:
+    """Mean of the curves on the union of their times (equal weight per curve).
+
+    With ``lead_value`` the leading run of equal values of the mean is replaced by it
+    (the reference code's treatment of KL plateaus).
+    """
+    grid, mat = merge([c for c in curves if c[0].size])
+    if grid.size == 0:
+        return grid, grid
+    mean = np.nanmean(mat, axis=0)
+    if lead_value is not None:
+        lead = np.cumprod(mean == mean[0]).astype(bool)
+        mean = np.where(lead, lead_value, mean)
+    return grid, mean
+
+
+def average_instances(
+    per_instance: Sequence[Mapping[str, Mapping[str, Curve]]], variant: str = "paper",
+) -> dict[str, dict[str, Curve]]:
+    """``{metric: {method: mean curve}}`` over instances (each must have every method)."""
+    if not per_instance:
+        return {}
+    methods = list(per_instance[0][METRICS[0]])
+    lead = {"kl": KL_INF_PAPER} if variant == "code" else {}
+    return {metric: {m: average([inst[metric][m] for inst in per_instance], lead.get(metric))
+                     for m in methods}
+            for metric in METRICS}

@@ -1,0 +1,155 @@
+"""Distances between an approximate and the exact formal feature attribution (FFA).
+
+An FFA is a mapping ``feature -> fraction of AXps containing it``; a feature absent from
+the mapping has FFA 0. Every metric compares the features of the *union* of both
+mappings. Two variants exist where the anytime-FFA paper and its authors' code differ
+(shared notes, reference-code-facts §2):
+
+``variant="paper"`` (default; the paper's definitions)
+    * Kendall's τ: ``scipy.stats.kendalltau`` (τ-b) of the two FFA vectors; when τ-b is
+      undefined (a constant vector) it is 1 if both vectors are constant (both rankings
+      tie everything) and 0 otherwise.
+    * RBO: extrapolated rank-biased overlap (Webber, Moffat & Zobel 2010, "A similarity
+      measure for indefinite rankings", ACM TOIS 28(4), eq. 32, ties as sets as in §4.3),
+      p = 0.9, features ranked most important first, only features with non-zero FFA.
+    * KL: KL(exact ‖ approx) with infinity shown as 0.5.
+``variant="code"``
+    * Kendall's τ on dense ranks (0 = most important, a feature missing on one side gets
+      that side's largest rank + 1); a pair is concordant when both differences have the
+      same sign *or both are ties*; τ = (C − D) / (C + D), and −1 with fewer than 2 features.
+    * RBO: the same extrapolated RBO on the dense ranks ordered *least important first*
+      (the reference code sorts its rank dictionaries in descending order).
+    * KL: infinity replaced by twice the largest finite KL of the instance's three curves
+      (done by :mod:`fxai.metrics.curves`).
+
+Manhattan error and KL divergence (natural log, both vectors normalised to sum 1) are the
+same in both variants.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from scipy.special import rel_entr
+from scipy.stats import kendalltau
+
+VARIANTS = ("paper", "code")
+FFA = Mapping[int, float]
+
+
+def _check_variant(variant: str) -> None:
+    if variant not in VARIANTS:
+        raise ValueError(f"metric variant must be one of {VARIANTS}, not {variant!r}")
+
+
+def _vectors(approx: FFA, exact: FFA) -> tuple[np.ndarray, np.ndarray]:
+    """Both FFAs as vectors over the sorted union of their features (absent = 0)."""
+    feats = sorted(set(approx) | set(exact))
+    return (np.array([approx.get(f, 0.0) for f in feats], dtype=float),
+            np.array([exact.get(f, 0.0) for f in feats], dtype=float))
+
+
+def ffa_error(approx: FFA, exact: FFA) -> float:
+    """Manhattan distance: the sum over features of |approx − exact|."""
+    a, e = _vectors(approx, exact)
+    return float(np.abs(a - e).sum())
+
+
+def dense_ranks(ffa: FFA) -> dict[int, int]:
+    """Dense ranks, 0 = largest FFA; equal values share a rank."""
+    levels = sorted(set(ffa.values()), reverse=True)
+    rank = {v: r for r, v in enumerate(levels)}
+    return {f: rank[v] for f, v in ffa.items()}
+
+
+def kendall_tau(approx: FFA, exact: FFA, variant: str = "paper") -> float:
+    """Kendall's τ between the rankings the two FFAs induce (see module docstring)."""
+    _check_variant(variant)
+    if variant == "paper":
+        a, e = _vectors(approx, exact)
+        if a.size >= 2:
+            tau = kendalltau(a, e).statistic
+            if not math.isnan(tau):
+                return float(tau)
+        const_a, const_e = np.ptp(a) == 0 if a.size else True, np.ptp(e) == 0 if e.size else True
+        return 1.0 if const_a and const_e else 0.0
+    feats = sorted(set(approx) | set(exact))
+    if len(feats) < 2:
+        return -1.0
+    ra, re_ = dense_ranks(approx), dense_ranks(exact)
+    miss_a, miss_e = max(ra.values(), default=-1) + 1, max(re_.values(), default=-1) + 1
+    a = np.array([ra.get(f, miss_a) for f in feats])
+    e = np.array([re_.get(f, miss_e) for f in feats])
+    iu = np.triu_indices(len(feats), k=1)
+    da = np.sign(a[:, None] - a[None, :])[iu]
+    de = np.sign(e[:, None] - e[None, :])[iu]
+    concordant = int(np.sum(da == de))  # same strict direction, or tied on both sides
+    discordant = da.size - concordant
+    return (concordant - discordant) / (concordant + discordant)
+
+
+def _tie_groups(scores: FFA, descending: bool) -> list[set[int]]:
+    """Features grouped by equal score, groups ordered by score."""
+    groups: dict[float, set[int]] = {}
+    for f, v in scores.items():
+        groups.setdefault(v, set()).add(f)
+    return [groups[v] for v in sorted(groups, reverse=descending)]
+
+
+def rbo_ext(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
+    """Extrapolated RBO of two rankings given as lists of tie groups (sets of items).
+
+    Webber et al. (2010) eq. 32: with s the shorter and l the longer length (in ranks),
+    ``(1-p)/p * (sum_{d<=l} A_d p^d + sum_{s<d<=l} X_s (d-s)/(s d) p^d)
+    + ((X_l - X_s)/l + X_s/s) p^l``, where the agreement at depth d is
+    ``A_d = 2|S_d ∩ T_d| / (|S_d| + |T_d|)`` over the items of the first d ranks (ties as
+    sets, §4.3) and the overlap ``X_d = A_d * min(d, s)``. 0 when either ranking is empty.
+    """
+    if not 0 < p < 1:
+        raise ValueError(f"RBO persistence p must be in (0, 1), not {p}")
+    if not s or not t:
+        return 0.0
+    short, long_ = sorted((list(s), list(t)), key=len)
+    n_s, n_l = len(short), len(long_)
+
+    def prefix(lst, d):
+        out: set = set()
+        for g in lst[:d]:
+            out |= g
+        return out
+
+    agree = np.empty(n_l)
+    for d in range(1, n_l + 1):
+        a, b = prefix(short, d), prefix(long_, d)
+        agree[d - 1] = 2 * len(a & b) / (len(a) + len(b))
+    x_s, x_l = agree[n_s - 1] * n_s, agree[n_l - 1] * n_s
+    d = np.arange(1, n_l + 1)
+    sum1 = np.sum(p ** d * agree)
+    d2 = np.arange(n_s + 1, n_l + 1)
+    sum2 = np.sum(p ** d2 * x_s * (d2 - n_s) / (n_s * d2))
+    return float((1 - p) / p * (sum1 + sum2) + p ** n_l * ((x_l - x_s) / n_l + x_s / n_s))
+
+
+def rbo(approx: FFA, exact: FFA, p: float = 0.9, variant: str = "paper") -> float:
+    """Extrapolated rank-biased overlap of the two FFA rankings (see module docstring)."""
+    _check_variant(variant)
+    if variant == "paper":
+        a = _tie_groups({f: v for f, v in approx.items() if v > 0}, descending=True)
+        e = _tie_groups({f: v for f, v in exact.items() if v > 0}, descending=True)
+    else:  # dense ranks sorted descending: the least important features come first
+        a = _tie_groups(dense_ranks(approx), descending=True)
+        e = _tie_groups(dense_ranks(exact), descending=True)
+    return rbo_ext(a, e, p)
+
+
+def kl_divergence(approx: FFA, exact: FFA) -> float:
+    """KL(exact ‖ approx), natural log, both normalised to sum 1; ``inf`` when approx
+    gives 0 to a feature of the exact FFA (or approx is empty)."""
+    a, e = _vectors(approx, exact)
+    if e.sum() <= 0:
+        return 0.0 if a.sum() <= 0 else math.inf
+    if a.sum() <= 0:
+        return math.inf
+    return float(np.sum(rel_entr(e / e.sum(), a / a.sum())))
