@@ -1,0 +1,98 @@
+"""Anytime FFA runs end to end on tiny brute-force models: all three methods agree."""
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from fxai import explain
+from fxai.commands.ffa_run import pick_instance, run_instance
+from fxai.metrics.curves import instance_curves
+from fxai.verify.brute import BruteForceOracle, all_axps, is_axp, is_cxp
+
+
+def table_model(seed: int, n: int = 5):
+    rng = np.random.default_rng(seed)
+    domains = [list(range(int(rng.integers(2, 4)))) for _ in range(n)]
+    table = np.where(rng.random([len(d) for d in domains]) < 0.6, 0, 1)
+
+    def predict(points):
+        return table[tuple(np.asarray(points).T)]
+
+    return predict, domains, [int(rng.integers(0, len(d))) for d in domains]
+
+
+def brute_checker(predict, domains, x):
+    ref = BruteForceOracle(predict, domains, x)
+    return lambda kind, feats: (is_axp if kind == "axp" else is_cxp)(ref, feats)
+
+
+class SlowOracle(BruteForceOracle):
+    """A brute-force oracle that sleeps on each call (to force a timeout)."""
+
+    def entails(self, fixed):
+        time.sleep(0.02)
+        return super().entails(fixed)
+
+    def counterexample(self, fixed):
+        time.sleep(0.02)
+        return super().counterexample(fixed)
+
+
+@pytest.mark.parametrize("seed", [1, 7, 42])
+def test_three_methods_give_the_same_exact_ffa(tmp_path, seed):
+    model = table_model(seed)
+    truth = explain.ffa_from_axps(sorted(all_axps(BruteForceOracle(*model))))
+    for method in ("marco-a", "marco-c", "marco-s"):
+        path = tmp_path / f"{method}.jsonl"
+        rec = run_instance(BruteForceOracle(*model), method, 60, path, brute_checker(*model),
+                           switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5))
+        assert rec["status"] == "done" and rec["complete"] and rec["verified"] is True
+        assert {int(f): v for f, v in rec["ffa"].items()} == pytest.approx(truth)
+        assert rec["n_checked"] == rec["n_axps"] + rec["n_cxps"]
+        lines = [json.loads(s) for s in path.read_text().splitlines()]
+        assert lines == rec["events"]
+        assert [e[2] for e in lines if e[1] == "axp"] == rec["axps"]
+
+
+def test_wrong_explanation_is_not_verified(tmp_path):
+    model = table_model(3)
+    rec = run_instance(BruteForceOracle(*model), "marco-a", 60, tmp_path / "e.jsonl",
+                       lambda kind, feats: kind == "cxp")
+    assert rec["verified"] is False
+
+
+def test_verify_sample_is_bounded(tmp_path):
+    model = table_model(5, n=6)
+    rec = run_instance(BruteForceOracle(*model), "marco-c", 60, tmp_path / "e.jsonl",
+                       brute_checker(*model), verify_max=2)
+    assert rec["n_checked"] == min(2, rec["n_axps"] + rec["n_cxps"]) and rec["verified"]
+
+
+def test_timed_out_run_still_yields_its_curve(tmp_path):
+    model = table_model(11, n=6)
+    full = run_instance(BruteForceOracle(*model), "marco-a", 60, tmp_path / "a.jsonl")
+    cut = run_instance(SlowOracle(*model), "marco-c", 0.15, tmp_path / "c.jsonl", clock="wall")
+    assert full["complete"] and not cut["complete"] and cut["status"] == "timeout"
+    assert cut["ffa"] is None and cut["events"]
+    exact = explain.ffa_from_axps(full["axps"])
+    curves = instance_curves({"a": full["events"], "c": cut["events"]}, exact, full["n_axps"])
+    t, v = curves["naxp"]["c"]
+    assert t.size == cut["n_axps"] + 1 and v[-1] == pytest.approx(cut["n_axps"] / full["n_axps"])
+    assert curves["error"]["a"][1][-1] == 0.0
+
+
+def test_pick_instance_is_a_seeded_permutation():
+    ids = list(range(100, 140))
+    picks = [pick_instance(ids, k, seed=3) for k in range(10)]
+    assert len(set(picks)) == 10 and set(picks) <= set(ids)
+    assert picks == [pick_instance(ids[::-1], k, seed=3) for k in range(10)]
+    assert picks != [pick_instance(ids, k, seed=4) for k in range(10)]
+    with pytest.raises(ValueError, match="out of range"):
+        pick_instance(ids, 40, seed=3)
+
+
+def test_unknown_method_is_rejected(tmp_path):
+    with pytest.raises(ValueError, match="method"):
+        run_instance(BruteForceOracle(*table_model(1)), "marco-x", 1, tmp_path / "e.jsonl")
