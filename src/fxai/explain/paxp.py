@@ -1,0 +1,58 @@
+"""ApproxPAXp (NBC paper, Algorithm 1): deletion against a precision threshold δ.
+
+Generic over oracles that count: any oracle with ``precision(fixed)`` works. An oracle
+may also offer ``precision_at_least(fixed, delta) -> bool`` (a sound decision for the
+real model, e.g. with error-bounded counting); ``sound=True`` uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from fxai.oracles.base import Oracle
+
+
+@dataclass(frozen=True)
+class ApproxPAXp:
+    """Result: the features kept, their precision as the decision saw it, and the count of
+    precision questions asked."""
+
+    features: list[int]
+    precision: float | None
+    queries: int
+
+
+def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
+                order: Iterable[int] | None = None, sound: bool = False) -> ApproxPAXp:
+    """Drop features from ``seed`` (default all of ``o.features``) in ``order`` while the
+    rest keeps precision ≥ ``delta``.
+
+    Features outside the seed are free from the start (with an AXp as seed they never
+    affect the prediction). The result is a WeakPAXp from which no single feature can be
+    dropped (with respect to the oracle's ``precision`` or, if ``sound``, its
+    ``precision_at_least``).
+    """
+    if not 0.0 <= delta <= 1.0:
+        raise ValueError(f"delta must lie in [0, 1], got {delta}")
+    if sound and not hasattr(o, "precision_at_least"):
+        raise TypeError(f"{type(o).__name__} has no precision_at_least for sound=True")
+    kept = set(o.features if seed is None else seed)
+    todo = sorted(kept) if order is None else [j for j in order if j in kept]
+    queries, last = 0, None
+    for i in todo:
+        trial = kept - {i}
+        queries += 1
+        if sound:
+            ok = o.precision_at_least(trial, delta)
+        else:
+            p = o.precision(trial)
+            ok = p >= delta
+            if ok:
+                last = p
+        if ok:
+            kept = trial
+    if not sound and last is None:
+        last = o.precision(kept)
+        queries += 1
+    return ApproxPAXp(sorted(kept), None if sound else last, queries)
