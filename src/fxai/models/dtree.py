@@ -1,0 +1,78 @@
+"""Decision trees: scikit-learn CART (our substitute for the XpG paper's IAI trees).
+
+``train_dt`` tunes the maximum depth on a validation split carved from the training
+rows (as IAI's grid search would) and refits on all training rows; ``from_sklearn``
+turns a fitted tree into a :class:`DecisionGraph` (finite features get value-set
+literals, real ones intervals ``lo < x <= t``; edges no domain value can satisfy on
+their path are dropped, so every path is consistent).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+from fxai.models.dgraph import DecisionGraph, Interval, Node, ValueSet
+
+
+def train_dt(
+    X: np.ndarray,
+    y: np.ndarray,
+    depths: Sequence[int] = (3, 4, 5, 6),
+    val_size: float = 0.2,
+    seed: int = 0,
+) -> tuple[DecisionTreeClassifier, dict]:
+    """Pick the depth with the best validation accuracy (ties: shallower), refit on all."""
+    if not depths:
+        raise ValueError("no candidate depth given")
+    strat = y if np.unique(y, return_counts=True)[1].min() >= 2 else None
+    Xt, Xv, yt, yv = train_test_split(X, y, test_size=val_size, random_state=seed, stratify=strat)
+    scores = {}
+    for d in sorted(depths):
+        clf = DecisionTreeClassifier(max_depth=d, random_state=seed).fit(Xt, yt)
+        scores[d] = float(clf.score(Xv, yv))
+    best = max(scores, key=lambda d: (scores[d], -d))
+    clf = DecisionTreeClassifier(max_depth=best, random_state=seed).fit(X, y)
+    return clf, {"max_depth": best, "val_accuracy": scores}
+
+
+def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -> DecisionGraph:
+    """The decision graph of a fitted tree; ``domains[i]`` lists feature i's values or is
+    None (real-valued). Node ids are scikit-learn's; the class of a leaf is its argmax."""
+    t = clf.tree_
+    n_feat = int(clf.n_features_in_)
+    domains = list(domains) if domains is not None else [None] * n_feat
+    if len(domains) != n_feat:
+        raise ValueError(f"{len(domains)} domains for a tree over {n_feat} features")
+    full = [ValueSet(frozenset(d)) if d is not None else Interval() for d in domains]
+    nodes: list[Node | None] = [None] * t.node_count
+    stack: list[tuple[int, dict[int, object]]] = [(0, {})]
+    while stack:
+        k, cons = stack.pop()
+        left, right = int(t.children_left[k]), int(t.children_right[k])
+        if left < 0:
+            nodes[k] = Node(label=clf.classes_[int(np.argmax(t.value[k][0]))].item())
+            continue
+        f, thr = int(t.feature[k]), float(t.threshold[k])
+        cur = cons.get(f, full[f])
+        edges = []
+        for child, lit in ((left, _side(full[f], thr, True)), (right, _side(full[f], thr, False))):
+            inter = cur.intersect(lit)
+            if inter.empty():
+                continue
+            edges.append((lit, child))
+            stack.append((child, {**cons, f: inter}))
+        nodes[k] = Node(feature=f, edges=tuple(edges))
+    placeholder = Node(label=clf.classes_[0].item())  # unreachable subtrees (dropped edges)
+    return DecisionGraph([nd or placeholder for nd in nodes], n_feat, root=0, domains=domains)
+
+
+def _side(full, thr: float, left: bool):
+    """The literal of one branch of ``x <= thr`` over the feature's whole domain."""
+    if isinstance(full, ValueSet):
+        return ValueSet(frozenset(v for v in full.values if (v <= thr) == left))
+    return Interval(-math.inf, thr) if left else Interval(thr, math.inf)

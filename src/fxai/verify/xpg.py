@@ -1,0 +1,114 @@
+"""Independent checks of decision-graph explanations.
+
+Shares no code with the XpG (no path-to-zero, no DecisionGraph):
+
+* trees: scikit-learn's own arrays. Each leaf is a box (per feature ``lo < x <= t``).
+  With ``S`` fixed to ``v``, another-class leaf is reachable iff its box holds ``v`` on
+  ``S`` and contains some domain value on every other feature it tests. ``S`` is a weak
+  AXp iff no such leaf is reachable; the CXps are the minimal sets of features on which
+  some other-class box excludes ``v``, computed here from the boxes.
+* OBDDs: ``dd``'s restriction (``let``) of the BDD itself: ``S`` is a weak AXp iff
+  ``f`` restricted to ``v_S`` is the constant of the prediction.
+
+``check`` then tests every AXp for sufficiency and minimality, every CXp likewise, that
+each AXp hits each CXp (hitting-set duality), and, for trees, that the CXps are all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import numpy as np
+
+
+class TreeChecker:
+    """Explanations of a fitted scikit-learn ``DecisionTreeClassifier`` at ``x``."""
+
+    def __init__(self, clf, x: Sequence[float], domains: Sequence | None = None):
+        t = clf.tree_
+        self.n = int(clf.n_features_in_)
+        self.x = np.asarray(x, dtype=np.float32).astype(float)  # sklearn compares float32
+        self.prediction = clf.predict(self.x.reshape(1, -1))[0]
+        doms = list(domains) if domains is not None else [None] * self.n
+        self.boxes: list[dict[int, tuple[float, float]]] = []  # other-class leaves
+        stack: list[tuple[int, dict[int, tuple[float, float]]]] = [(0, {})]
+        while stack:
+            k, box = stack.pop()
+            if t.children_left[k] < 0:
+                if clf.classes_[int(np.argmax(t.value[k][0]))] != self.prediction:
+                    self.boxes.append(box)
+                continue
+            f, thr = int(t.feature[k]), float(t.threshold[k])
+            lo, hi = box.get(f, (-np.inf, np.inf))
+            stack.append((int(t.children_left[k]), {**box, f: (lo, min(hi, thr))}))
+            stack.append((int(t.children_right[k]), {**box, f: (max(lo, thr), hi)}))
+        self.boxes = [b for b in self.boxes if all(_nonempty(lo, hi, doms[f])
+                                                   for f, (lo, hi) in b.items())]
+        self.features = sorted({f for b in self.boxes for f in b})
+
+    def _violated(self, box: dict[int, tuple[float, float]]) -> frozenset[int]:
+        return frozenset(f for f, (lo, hi) in box.items() if not lo < self.x[f] <= hi)
+
+    def weak_axp(self, fixed: Iterable[int]) -> bool:
+        fixed = set(fixed)
+        return not any(not (self._violated(b) & fixed) for b in self.boxes)
+
+    def all_cxps(self) -> set[tuple[int, ...]]:
+        cands = {self._violated(b) for b in self.boxes}
+        return {tuple(sorted(c)) for c in cands if not any(d < c for d in cands)}
+
+
+class BDDChecker:
+    """Explanations of an fxai ``OBDD`` at ``x`` by ``dd`` restriction of its BDD."""
+
+    def __init__(self, obdd, x: Sequence[int]):
+        self.bdd, self.root, self.x = obdd.bdd, obdd.root, [int(v) for v in x]
+        self.n = obdd.n_features
+        full = self.bdd.let({f"x{i}": bool(v) for i, v in enumerate(self.x)}, self.root)
+        self.target = full
+        self.prediction = int(full == self.bdd.true)
+        self.features = sorted(int(v[1:]) for v in self.bdd.support(self.root))
+
+    def weak_axp(self, fixed: Iterable[int]) -> bool:
+        return self.bdd.let({f"x{i}": bool(self.x[i]) for i in fixed}, self.root) == self.target
+
+
+def _nonempty(lo: float, hi: float, domain) -> bool:
+    if domain is None:
+        return lo < hi
+    return any(lo < float(v) <= hi for v in domain)
+
+
+def check(
+    weak_axp: Callable[[Iterable[int]], bool],
+    features: Iterable[int],
+    axps: Iterable[Iterable[int]],
+    cxps: Iterable[Iterable[int]],
+    all_cxps: set[tuple[int, ...]] | None = None,
+) -> tuple[bool, str]:
+    """(ok, reason): every AXp and CXp is one, they hit each other, CXps complete if known."""
+    feats = set(features)
+    axps = [tuple(sorted(a)) for a in axps]
+    cxps = [tuple(sorted(c)) for c in cxps]
+    if len(set(axps)) != len(axps) or len(set(cxps)) != len(cxps):
+        return False, "duplicate explanations"
+    everything = set(range(max(feats | {f for a in axps + cxps for f in a}, default=-1) + 1))
+    for a in axps:
+        if not weak_axp(a):
+            return False, f"AXp {list(a)} does not entail the prediction"
+        for f in a:
+            if weak_axp(set(a) - {f}):
+                return False, f"AXp {list(a)} is not minimal (drop {f})"
+    for c in cxps:
+        if weak_axp(everything - set(c)):
+            return False, f"CXp {list(c)} does not change the prediction"
+        for f in c:
+            if not weak_axp(everything - set(c) | {f}):
+                return False, f"CXp {list(c)} is not minimal (keep {f} fixed)"
+    for a in axps:
+        for c in cxps:
+            if not set(a) & set(c):
+                return False, f"AXp {list(a)} and CXp {list(c)} are disjoint"
+    if all_cxps is not None and set(cxps) != all_cxps:
+        return False, f"CXps differ from the complete list ({len(cxps)} vs {len(all_cxps)})"
+    return True, "ok"
