@@ -1,0 +1,147 @@
+"""The boosted-tree oracle against brute force on small random XGBoost models."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fxai import explain, oracles
+from fxai.models import boosted as B
+from fxai.oracles.boosted import BoostedOracle
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
+
+
+def random_model(seed: int, n_max: int = 6, dom_max: int = 4):
+    """XGBoost on random integer data (thresholds between integers), an instance, domains."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, n_max + 1))
+    domains = [list(range(int(rng.integers(2, dom_max + 1)))) for _ in range(n)]
+    X = np.column_stack([rng.choice(d, 160) for d in domains]).astype(float)
+    w = rng.normal(size=n)
+    s = X @ w + rng.normal(scale=0.7, size=160)
+    y = (s > np.median(s)).astype(int)
+    model = B.train(X, y, trees=int(rng.integers(1, 9)), depth=int(rng.integers(1, 4)), seed=seed)
+    x = [int(rng.choice(d)) for d in domains]
+    return model, x, domains
+
+
+def xgb_predict(model, c: int | None = None, ties: str = "change"):
+    """Classes from XGBoost's own margin: class 1 iff margin > 0. Given the instance's class
+    ``c``, a margin of exactly 0 is a change of class (``ties="change"``) or not ("keep")."""
+    booster = model.get_booster()
+
+    def predict(points):
+        m = booster.inplace_predict(np.asarray(points, np.float32), predict_type="margin")
+        cls = (m > 0).astype(int)
+        if c is not None:
+            cls[m == 0] = 1 - c if ties == "change" else c
+        return cls
+
+    return predict
+
+
+def oracle_pair(model, x, domains, ties="change"):
+    """Our oracle and the brute-force one under the same tie rule (a tied instance: keep)."""
+    if float(B.from_booster(model).margin([x])[0]) == 0:
+        ties = "keep"
+    o = oracles.for_model(model, x, domains=domains, ties=ties)
+    assert o.prediction == xgb_predict(model)(np.asarray([x]))[0]
+    return o, BruteForceOracle(xgb_predict(model, o.prediction, ties), domains, x)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_entailment_and_counterexamples_match_brute_force(seed):
+    model, x, domains = random_model(seed)
+    o, bf = oracle_pair(model, x, domains)
+    predict = bf.predict
+    assert o.prediction == bf.prediction
+    n = len(domains)
+    for k in range(n + 1):
+        for fixed in itertools.combinations(range(n), k):
+            expected = bf.entails(fixed)
+            cex = o.counterexample(fixed)
+            assert (cex is None) == expected, fixed
+            assert o.entails(fixed) == expected
+            if cex is not None:
+                assert all(cex[i] == x[i] for i in fixed)
+                assert all(cex[i] in domains[i] for i in range(n))
+                assert predict(np.asarray([cex]))[0] != o.prediction
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_real_line_counterexamples_are_valid(seed):
+    """Without domains the free features range over the reals; points still check out."""
+    model, x, domains = random_model(seed)
+    o = oracle_pair(model, x, domains)[0]
+    o = BoostedOracle(model, x, ties=o.ties)
+    predict = xgb_predict(model, o.prediction, o.ties)
+    for fixed in itertools.chain.from_iterable(
+        itertools.combinations(range(len(x)), k) for k in range(len(x))
+    ):
+        cex = o.counterexample(fixed)
+        if cex is not None:
+            assert all(cex[i] == x[i] for i in fixed)
+            assert predict(np.asarray([cex]))[0] != o.prediction
+
+
+@pytest.mark.parametrize("target", ["axp", "cxp", "switch"])
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_marco_finds_exactly_the_brute_force_explanations(target, seed):
+    model, x, domains = random_model(seed)
+    o, bf = oracle_pair(model, x, domains)
+    rule = explain.SwitchRule(w=2, alpha=1.0, eps=0.5)
+    m = explain.enumerate(o, target=target, switch=rule)
+    list(m)
+    assert m.complete
+    unused = set(range(len(x))) - set(o.features)
+    assert not any(set(a) & unused for a in m.axps)
+    assert set(m.axps) == all_axps(bf)
+    assert set(m.cxps) == all_cxps(bf)
+    assert explain.ffa_from_axps(m.axps) == explain.ffa_from_axps(all_axps(bf))
+
+
+def tie_ensemble() -> B.Ensemble:
+    """margin = [x0 >= 0.5 ? 1 : -1] + [x1 >= 0.5 ? 1 : -1]: (0,1) and (1,0) are ties."""
+
+    def stump(f):
+        return B.Tree(
+            feature=np.array([f, 0, 0]), threshold=np.array([0.5, 0, 0], np.float32),
+            left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+            value=np.array([0, -1, 1], np.float32),
+        )
+
+    return B.Ensemble(trees=(stump(0), stump(1)), base_margin=0.0, n_features=2)
+
+
+def test_ties_change_counts_a_tie_as_a_counterexample():
+    o = BoostedOracle(tie_ensemble(), [1, 1], ties="change")
+    assert o.prediction == 1
+    assert not o.entails([1]) and not o.entails([0])
+    assert o.entails([0, 1])
+    o0 = BoostedOracle(tie_ensemble(), [0, 0], ties="change")
+    assert o0.prediction == 0 and not o0.entails([0])
+    with pytest.raises(ValueError, match="margin exactly 0"):
+        BoostedOracle(tie_ensemble(), [0, 1], ties="change")
+
+
+def test_ties_keep_counts_a_tie_as_the_prediction():
+    o = BoostedOracle(tie_ensemble(), [1, 1], ties="keep")
+    assert o.entails([1]) and o.entails([0]) and not o.entails([])
+    tied = BoostedOracle(tie_ensemble(), [0, 1], ties="keep")
+    assert tied.prediction == 0  # XGBoost's rule: class 1 iff margin > 0
+    assert tied.entails([0]) and not tied.entails([1])
+
+
+def test_unused_features_are_not_candidates_and_bad_input_is_rejected():
+    ens = B.Ensemble(trees=tie_ensemble().trees, base_margin=0.3, n_features=4)
+    o = oracles.for_model(ens, [1, 1, 5, 7])
+    assert o.features == [0, 1]
+    with pytest.raises(ValueError, match="instance has 3 values"):
+        BoostedOracle(ens, [1, 1, 5])
+    with pytest.raises(ValueError, match="ties must be"):
+        BoostedOracle(ens, [1, 1, 5, 7], ties="maybe")
