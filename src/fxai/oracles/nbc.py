@@ -31,26 +31,29 @@ MAX_COLUMNS = 2_000_000  # largest DP row used when refining bounds
 
 
 class _CountDP:
-    """Survival counts ``P(Σ_free L ≤ T)`` for integer losses ``L`` with a cache per free set."""
+    """``P(Σ_free L ≤ T)`` for integer losses ``L`` with a distribution cache per free set.
+
+    Losses may be negative (values better than the instance's), so each feature's losses
+    are shifted by their minimum ``m_i ≤ 0``; a free set ``F`` then keeps the prediction
+    iff its shifted sum is ``≤ T - Σ_F m_i``. Rows are truncated at the largest such
+    threshold (shifted losses are non-negative: mass beyond it never comes back).
+    """
 
     def __init__(self, losses: list[np.ndarray], threshold: int):
         self.threshold = threshold
-        # per feature: distinct loss values and their probabilities (n_j / d_i)
-        self.taps = []
+        self.taps, self.shift = [], []
         for loss in losses:
             vals, counts = np.unique(loss.astype(np.int64), return_counts=True)
-            self.taps.append((vals, counts / loss.size))
+            self.shift.append(int(vals[0]))
+            self.taps.append((vals - vals[0], counts / loss.size))
+        self.columns = max(threshold - sum(self.shift), -1) + 1
         self.cache: dict[frozenset[int], np.ndarray] = {}
         self.cdf: dict[frozenset[int], np.ndarray] = {}
         self.last: frozenset[int] | None = None
-        if threshold >= 0:
-            start = np.zeros(threshold + 1)
+        if self.columns > 0:
+            start = np.zeros(self.columns)
             start[0] = 1.0
             self.cache[frozenset()] = start
-
-    @property
-    def columns(self) -> int:
-        return self.threshold + 1
 
     def _convolve(self, dist: np.ndarray, i: int) -> np.ndarray:
         out = np.zeros_like(dist)
@@ -60,7 +63,7 @@ class _CountDP:
         return out
 
     def _dist(self, free: frozenset[int]) -> np.ndarray:
-        """Distribution of the summed loss of ``free`` (truncated at the threshold)."""
+        """Distribution of the summed shifted loss of ``free`` (truncated)."""
         if free in self.cache:
             return self.cache[free]
         base = max((k for k in self.cache if k <= free), key=len)
@@ -70,6 +73,11 @@ class _CountDP:
         self.cache[free] = dist
         return dist
 
+    def _cdf(self, free: frozenset[int]) -> np.ndarray:
+        if free not in self.cdf:
+            self.cdf[free] = np.cumsum(self._dist(free))
+        return self.cdf[free]
+
     def keep_probability(self, free: frozenset[int]) -> float:
         """``P(Σ_{i ∈ free} L_i ≤ threshold)``.
 
@@ -77,20 +85,18 @@ class _CountDP:
         set (if it was accepted) or its overlap with this one (if not). That base is built
         once (one convolution) and the answer takes ``d_i`` look-ups into its cumulative sum.
         """
-        if self.threshold < 0:
-            return 0.0
         last, self.last = self.last, free
-        if free in self.cache:
-            return float(self.cache[free].sum())
-        if last is not None and len(free - last) == 1 and len(last - free) <= 1:
+        t = self.threshold - sum(self.shift[i] for i in free)
+        if t < 0:
+            return 0.0
+        if free not in self.cache and last is not None and len(free - last) == 1 \
+                and len(last - free) <= 1:
             base = last & free
             (i,) = free - base
-            if base not in self.cdf:
-                self.cdf[base] = np.cumsum(self._dist(base))
             vals, probs = self.taps[i]
-            ok = vals <= self.threshold
-            return float(np.dot(probs[ok], self.cdf[base][self.threshold - vals[ok]]))
-        return float(self._dist(free).sum())
+            ok = vals <= t
+            return float(np.dot(probs[ok], self._cdf(base)[t - vals[ok]]))
+        return float(self._cdf(free)[t])
 
 
 def _threshold(gamma_units: float, prediction: int) -> int:
@@ -183,13 +189,13 @@ class NBCOracle(Oracle):
         if key not in self._bound_dps:
             k = 10.0**decimals
             rnd = np.floor if side == "upper" else np.ceil
-            losses = [rnd(np.maximum(loss, 0.0) * k) for loss in self.slack.losses]
+            losses = [rnd(loss * k) for loss in self.slack.losses]
             g = self.slack.gamma * k
             if self.prediction == 1:
                 t = int(np.ceil(g)) - 1
             else:
                 t = int(np.floor(g))
-            if t + 1 > MAX_COLUMNS:
+            if t - sum(int(loss.min()) for loss in losses) + 1 > MAX_COLUMNS:
                 return None
             self._bound_dps[key] = _CountDP(losses, t)
         return self._bound_dps[key]

@@ -1,0 +1,123 @@
+"""NBC oracle, counting DP, ApproxPAXp and the independent checker against brute force."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fxai import oracles
+from fxai.explain.paxp import approx_paxp
+from fxai.models.nbc import XLC, train
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
+from fxai.verify.nbc import check_approx_paxp, check_axp, true_precision
+
+
+def random_nbc(seed: int, n: int, max_dom: int = 4):
+    """A CategoricalNB fitted on random skewed data (mixed domain sizes) and an instance."""
+    rng = np.random.default_rng(seed)
+    doms = [int(rng.integers(2, max_dom + 1)) for _ in range(n)]
+    y = rng.integers(0, 2, size=60)
+    X = np.stack([np.where(rng.random(60) < 0.6, (y * rng.integers(0, d)) % d,
+                           rng.integers(0, d, size=60)) for d in doms], axis=1)
+    y[:2] = [0, 1]
+    model = train(X, y, doms, alpha=float(rng.uniform(0.3, 2.0)))
+    x = [int(rng.integers(0, d)) for d in doms]
+    return model, doms, x
+
+
+def brute(model, doms, x):
+    return BruteForceOracle(model.predict, [range(d) for d in doms], x)
+
+
+def subsets(n, rng, k=12):
+    return [set(np.flatnonzero(rng.random(n) < 0.5).tolist()) for _ in range(k)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8))
+def test_axp_cxp_entails_against_brute(seed, n):
+    model, doms, x = random_nbc(seed, n)
+    o, b = oracles.for_model(model, x), brute(model, doms, x)
+    assert o.prediction == int(b.prediction)
+    for s in subsets(n, np.random.default_rng(seed)):
+        assert o.entails(s) == b.entails(s)
+        cex = o.counterexample(s)
+        assert (cex is None) == b.entails(s)
+        if cex is not None:
+            assert model.predict([cex])[0] != b.prediction
+    axp = o.axp()
+    assert is_axp(b, axp) and check_axp(model, x, axp)
+    assert tuple(axp) in all_axps(b)
+    cxp = o.min_cxp()
+    cxps = all_cxps(b)
+    if cxp is None:
+        assert not cxps
+    else:
+        assert is_cxp(b, cxp) and len(cxp) == min(len(c) for c in cxps)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8), decimals=st.integers(0, 3))
+def test_counts_exact_for_scaled_model_and_bounds_bracket(seed, n, decimals):
+    model, doms, x = random_nbc(seed, n)
+    o = oracles.for_model(model, x, decimals=decimals)
+    scaled = o.xlc.scaled(decimals)
+    b_scaled = BruteForceOracle(scaled.predict, [range(d) for d in doms], x)
+    b_real = brute(model, doms, x)
+    rng = np.random.default_rng(seed + 1)
+    for s in subsets(n, rng) + [set(), set(range(n))]:
+        if b_scaled.prediction == o.prediction:
+            space = int(np.prod([doms[i] for i in range(n) if i not in s]))
+            assert o.count(s) == round(b_scaled.precision(s) * space)
+        p = b_real.precision(s)
+        lo, hi = o.precision_bounds(s, decimals)
+        assert lo - 1e-12 <= p <= hi + 1e-12
+        assert true_precision(model, x, s) == p
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8),
+       delta=st.sampled_from([0.6, 0.75, 0.9, 0.95]))
+def test_approx_paxp_against_brute(seed, n, delta):
+    model, doms, x = random_nbc(seed, n)
+    o, b = oracles.for_model(model, x), brute(model, doms, x)
+    axp = o.axp()
+    order = sorted(axp, key=lambda i: o.deltas[i])
+    res = approx_paxp(o, delta, seed=axp, order=order, sound=True)
+    kept = set(res.features)
+    assert kept <= set(axp)
+    assert b.precision(kept) >= delta
+    assert all(b.precision(kept - {i}) < delta for i in kept)
+    assert check_approx_paxp(model, x, axp, kept, delta) == (True, b.precision(kept))
+    # the paper's mode decides with the scaled DP: minimal w.r.t. the scaled model
+    paper = approx_paxp(oracles.for_model(model, x), delta, seed=axp, order=order)
+    scaled = oracles.for_model(model, x).xlc.scaled(3)
+    bs = BruteForceOracle(scaled.predict, [range(d) for d in doms], x)
+    if bs.prediction == o.prediction:
+        assert set(paper.features) <= set(axp)
+        assert bs.precision(paper.features) >= delta
+        assert all(bs.precision(set(paper.features) - {i}) < delta for i in paper.features)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 7))
+def test_checker_rejects_wrong_explanations(seed, n):
+    model, doms, x = random_nbc(seed, n)
+    o = oracles.for_model(model, x)
+    axp = o.axp()
+    assert check_approx_paxp(model, x, axp, axp, 1.0) == (True, 1.0)  # an AXp is a 1-PAXp
+    if axp:
+        assert not check_axp(model, x, axp[1:])  # not sufficient
+    extra = [i for i in range(n) if i not in axp]
+    if extra:
+        assert not check_axp(model, x, axp + extra[:1])  # not minimal
+        assert check_approx_paxp(model, x, axp, axp + extra[:1], 0.5)[0] is False
+
+
+def test_xlc_rejects_bad_input():
+    import pytest
+
+    with pytest.raises(ValueError, match="binary"):
+        XLC.from_log_probs([0.1, 0.2, 0.3], [])
+    model, doms, x = random_nbc(1, 3)
+    with pytest.raises(ValueError, match="outside its domain"):
+        oracles.for_model(model, [d for d in doms])
