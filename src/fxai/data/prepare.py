@@ -1,0 +1,327 @@
+"""Prepare a registry dataset: ``data/prepared/<ds>.csv`` + ``<ds>.domains.json``.
+
+Steps, each set per registry entry: choose the source (``files`` / ``embedded`` /
+``generated``), drop columns, apply the missing-value policy (``drop`` rows, ``most_frequent``
+value, or a ``category`` of its own; numeric gaps get the median under the last two), type the
+features (categorical / binary / numeric), keep a subset of classes or make one-vs-rest,
+integer-code categorical values and the class, discretise numeric features (``quantile`` or
+``uniform`` bins; edges computed on the whole table before the split), optionally drop
+duplicate rows, and write both files atomically. Image and text entries are handed to
+:mod:`fxai.data.images` / :mod:`fxai.data.text`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fxai.data.embedded import load_embedded
+from fxai.data.errors import DataError
+from fxai.data.fetch import read_manifest
+from fxai.data.generators import generate
+from fxai.data.readers import read_table
+from fxai.data.registry import Registry
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("files", "embedded", "generated")
+DEFAULT_ORDER = ("embedded", "generated", "files")
+DEFAULT_MISSING = ("?", "")
+_SOURCE_KEY = {"files": "files", "embedded": "embedded", "generated": "generator"}
+
+
+def source_of(entry: dict[str, Any], order: Sequence[str] = DEFAULT_ORDER) -> str:
+    """The source an entry is built from: its pinned ``source``, else the first of ``order``."""
+    if "source" in entry:
+        if _SOURCE_KEY[entry["source"]] not in entry:
+            raise DataError(f"dataset {entry['name']}: pinned source {entry['source']} is absent.")
+        return entry["source"]
+    for src in order:
+        if src not in _SOURCE_KEY:
+            raise DataError(f"unknown data source {src!r} in data.source_order; use {SOURCES}.")
+        if _SOURCE_KEY[src] in entry:
+            return src
+    raise DataError(
+        f"dataset {entry['name']} has none of the sources {list(order)} "
+        f"(it has {[s for s in SOURCES if _SOURCE_KEY[s] in entry]}); "
+        "change data.source_order in the config."
+    )
+
+
+def _num_key(values: Sequence[str]) -> list[str]:
+    """Sort numerically when every value is a number, else as text."""
+    try:
+        return sorted(values, key=float)
+    except ValueError:
+        return sorted(values)
+
+
+def _same(label: str, wanted: Any) -> bool:
+    if str(wanted) == label:
+        return True
+    try:
+        return float(label) == float(wanted)
+    except (TypeError, ValueError):
+        return False
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def feature_types(entry: dict[str, Any], columns: Sequence[str], origin: str) -> dict[str, str]:
+    """Types from the entry's ``features`` spec: ``default`` plus per-type name lists."""
+    spec = entry.get("features") or {}
+    types = dict.fromkeys(columns, spec.get("default", "categorical"))
+    for kind in ("categorical", "binary", "numeric"):
+        for name in spec.get(kind, []):
+            if name in types:
+                types[name] = kind
+            elif name not in entry.get("drop", []):
+                raise DataError(f"{origin}: features.{kind} names {name!r}, which is no column.")
+    return types
+
+
+def _missing_mask(col: pd.Series, values: Sequence[str]) -> pd.Series:
+    return col.isna() | col.astype(str).str.strip().isin(list(values))
+
+
+def _fill(col: pd.Series, miss: pd.Series, kind: str, policy: str) -> pd.Series:
+    if not miss.any() or policy == "drop":
+        return col
+    if kind == "numeric":
+        return col.where(~miss, pd.to_numeric(col[~miss]).median())
+    if policy == "category":
+        return col.where(~miss, "?")
+    return col.where(~miss, col[~miss].astype(str).mode().iloc[0])
+
+
+def _numeric(col: pd.Series, name: str, origin: str) -> np.ndarray:
+    vals = pd.to_numeric(col, errors="coerce")
+    bad = vals.isna() & col.notna()
+    if bad.any():
+        rows = list(col.index[bad][:3])
+        examples = [str(v) for v in col[bad].iloc[:3]]
+        raise DataError(
+            f"{origin}: column {name!r} is numeric but holds non-numeric values {examples} "
+            f"(data rows {rows}); declare it categorical or add the token to missing.values."
+        )
+    return vals.to_numpy(dtype=float)
+
+
+def _discretise(x: np.ndarray, method: str, bins: int) -> np.ndarray:
+    if method == "quantile":
+        edges = np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1])
+    else:
+        edges = np.linspace(x.min(), x.max(), bins + 1)[1:-1]
+    return np.unique(edges[(edges > x.min()) & (edges <= x.max())])
+
+
+def _bin_labels(edges: np.ndarray) -> list[str]:
+    e = [f"{v:g}" for v in edges]
+    if not e:
+        return ["all"]
+    return [f"< {e[0]}"] + [f"[{a}, {b})" for a, b in zip(e, e[1:], strict=False)] + [f">= {e[-1]}"]
+
+
+def build(
+    entry: dict[str, Any], df: pd.DataFrame, types: dict[str, str], origin: str
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Apply the entry's settings to a raw table (``target`` column last or anywhere).
+
+    Returns the prepared table (features then ``target``) and its domains document.
+    """
+    if "target" not in df.columns:
+        raise DataError(f"{origin}: no target column {entry.get('target', 'target')!r} "
+                        f"(columns: {list(df.columns)[:20]}).")
+    df = df.drop(columns=[c for c in entry.get("drop", []) if c in df.columns])
+    feats = [c for c in df.columns if c != "target"]
+    if not feats:
+        raise DataError(f"{origin}: no feature columns.")
+    miss_cfg = entry.get("missing") or {}
+    miss_values = miss_cfg.get("values", DEFAULT_MISSING)
+    policy = miss_cfg.get("policy", "drop")
+    df = df[~_missing_mask(df["target"], miss_values)]
+    masks = {c: _missing_mask(df[c], miss_values) for c in feats}
+    if policy == "drop":
+        keep = ~np.logical_or.reduce([m.to_numpy() for m in masks.values()])
+        if not keep.any():
+            raise DataError(f"{origin}: every row has a missing value (missing.policy drop).")
+        df = df[keep]
+    else:
+        df = df.assign(**{c: _fill(df[c], masks[c], types[c], policy) for c in feats})
+    df = df.reset_index(drop=True)
+
+    # classes: filter / one-vs-rest, then integer codes in sorted label order
+    y = df["target"].astype(str).str.strip()
+    cls = entry.get("classes") or {}
+    if "keep" in cls:
+        sel = y.map(lambda v: any(_same(v, k) for k in cls["keep"]))
+        df, y = df[sel.to_numpy()].reset_index(drop=True), y[sel.to_numpy()].reset_index(drop=True)
+    if "positive" in cls:
+        pos = y.map(lambda v: any(_same(v, k) for k in cls["positive"]))
+        if not pos.any():
+            raise DataError(f"{origin}: no row has a positive class {cls['positive']} "
+                            f"(labels: {_num_key(list(y.unique()))[:20]}).")
+        y = pos.map({True: "+".join(map(str, cls["positive"])), False: "rest"})
+        labels = ["rest", "+".join(map(str, cls["positive"]))]
+    else:
+        labels = _num_key(list(y.unique()))
+    if len(set(y)) < 2:
+        raise DataError(f"{origin}: a single class {sorted(set(y))} after filtering; "
+                        "a classifier needs at least two.")
+    target = y.map({lab: i for i, lab in enumerate(labels)}).to_numpy(dtype=np.int64)
+
+    disc = entry.get("discretise")
+    to_bin = set((disc.get("features") or feats) if disc else [])
+    out: dict[str, np.ndarray] = {}
+    domains: list[dict[str, Any]] = []
+    for c in feats:
+        kind = types[c]
+        if kind == "numeric":
+            x = _numeric(df[c], c, origin)
+            if c in to_bin:
+                edges = _discretise(x, disc["method"], disc["bins"])
+                out[c] = np.searchsorted(edges, x, side="right").astype(np.int64)
+                domains.append({"name": c, "type": "discretised",
+                                "values": list(range(len(edges) + 1)),
+                                "labels": _bin_labels(edges), "edges": edges.tolist()})
+            else:
+                out[c] = x
+                domains.append({"name": c, "type": "numeric"})
+            continue
+        col = df[c].astype(str).str.strip()
+        seen = _num_key(list(col.unique()))
+        if kind == "binary":
+            if len(seen) > 2:
+                raise DataError(f"{origin}: column {c!r} is declared binary but has "
+                                f"{len(seen)} values {seen[:5]}.")
+            if all(_same(v, 0) or _same(v, 1) for v in seen):
+                code = {v: int(float(v)) for v in col.unique()}
+                labels_c = ["0", "1"]
+            else:
+                code = {v: i for i, v in enumerate(seen)}
+                labels_c = seen + ["<unseen>"] * (2 - len(seen))
+            out[c] = col.map(code).to_numpy(dtype=np.int64)
+            domains.append({"name": c, "type": "binary", "values": [0, 1], "labels": labels_c})
+        elif kind == "categorical":
+            out[c] = col.map({v: i for i, v in enumerate(seen)}).to_numpy(dtype=np.int64)
+            domains.append({"name": c, "type": "categorical",
+                            "values": list(range(len(seen))), "labels": seen})
+        else:
+            raise DataError(f"{origin}: unknown feature type {kind!r} for column {c!r}.")
+    table = pd.DataFrame(out)
+    table["target"] = target
+    if entry.get("dedup"):
+        table = table.drop_duplicates(ignore_index=True)
+    doc = {"name": entry["name"], "features": domains,
+           "target": {"name": "target", "classes": list(range(len(labels))), "labels": labels}}
+    return table, doc
+
+
+def raw_table(
+    entry: dict[str, Any], source: str, raw_dir: Path | None, seed: int = 0
+) -> tuple[pd.DataFrame, dict[str, str], str]:
+    """``(table with a 'target' column, feature types, origin)`` from the chosen source."""
+    name = entry["name"]
+    if source == "embedded":
+        emb = entry["embedded"]
+        df, types = load_embedded(emb["loader"], emb["name"])
+        return df, types, f"embedded {emb['loader']}:{emb['name']} (dataset {name})"
+    if source == "generated":
+        gen = entry["generator"]
+        df = generate(gen["name"], seed=seed, noise=gen.get("noise", 0.0))
+        cols = [c for c in df.columns if c != "target"]
+        return df, dict.fromkeys(cols, "binary"), f"generator {gen['name']} (dataset {name})"
+    paths = raw_paths(raw_dir, name)
+    df = read_table(entry, paths)
+    origin = f"{paths[entry['files'][0]['name']]} (dataset {name})"
+    tcol = entry.get("target", "target")
+    if tcol not in df.columns:
+        raise DataError(f"{origin}: no target column {tcol!r} (columns: {list(df.columns)[:20]}).")
+    if tcol != "target":
+        if "target" in df.columns:
+            df = df.drop(columns="target")
+        df = df.rename(columns={tcol: "target"})
+    feats = [c for c in df.columns if c != "target"]
+    return df, feature_types(entry, feats, origin), origin
+
+
+def raw_paths(raw_dir: Path | None, name: str) -> dict[str, Path]:
+    """File name -> path of the files fetched into ``raw_dir`` (per its manifest)."""
+    if raw_dir is None or not (raw_dir / "manifest.json").is_file():
+        raise DataError(f"dataset {name}: raw files not fetched ({raw_dir}/manifest.json "
+                        "missing); run `fxai fetch` or the snakemake rule fetch first.")
+    return {f["name"]: raw_dir / f["name"] for f in read_manifest(raw_dir)["files"]}
+
+
+def _from_plugin(entry: dict[str, Any], raw_dir: Path | None) -> tuple[pd.DataFrame, dict]:
+    paths = raw_paths(raw_dir, entry["name"])
+    if entry["kind"] == "image":
+        from fxai.data.images import prepare_image
+
+        df, dom = prepare_image(entry, paths)
+    else:
+        from fxai.data.text import prepare_text
+
+        df, dom = prepare_text(entry, paths)
+    if isinstance(dom, list):
+        classes = sorted(int(v) for v in df["target"].unique())
+        dom = {"name": entry["name"], "features": dom,
+               "target": {"name": "target", "classes": classes}}
+    if entry.get("dedup"):
+        df = df.drop_duplicates(ignore_index=True)
+    return df, dom
+
+
+def write_prepared(table: pd.DataFrame, domains: dict[str, Any], out_dir: str | Path) -> Path:
+    """Write ``<name>.csv`` and ``<name>.domains.json`` atomically; return the CSV path."""
+    out_dir = Path(out_dir)
+    name = domains["name"]
+    names = [f["name"] for f in domains["features"]]
+    if list(table.columns) != [*names, "target"]:
+        raise DataError(f"prepared table of {name}: columns do not match its domains.")
+    _atomic_write(out_dir / f"{name}.domains.json", json.dumps(domains, indent=1) + "\n")
+    csv_path = out_dir / f"{name}.csv"
+    _atomic_write(csv_path, table.to_csv(index=False))
+    return csv_path
+
+
+def prepare(
+    ds: str,
+    registry: Registry,
+    raw_root: str | Path = "data/raw",
+    out_dir: str | Path = "data/prepared",
+    source_order: Sequence[str] = DEFAULT_ORDER,
+    seed: int = 0,
+) -> Path:
+    """Prepare dataset ``ds`` (name or alias) and write it; returns the CSV path."""
+    entry = registry.entry(ds)
+    source = source_of(entry, source_order)
+    raw_dir = Path(raw_root) / registry.root(ds) if source == "files" else None
+    if entry.get("kind", "tabular") != "tabular":
+        table, doc = _from_plugin(entry, raw_dir)
+    else:
+        df, types, origin = raw_table(entry, source, raw_dir, seed)
+        table, doc = build(entry, df, types, origin)
+    doc["source"] = source
+    path = write_prepared(table, doc, out_dir)
+    log.info("%s: %d rows, %d features (%s) -> %s", entry["name"], len(table),
+             len(doc["features"]), source, path)
+    return path

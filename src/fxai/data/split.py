@@ -1,0 +1,43 @@
+"""Seeded train/test split of a prepared table (stratified whenever every class allows it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+from fxai.data.errors import DataError
+
+
+def make_split(y: np.ndarray, test_size: float = 0.2, seed: int = 0) -> dict[str, Any]:
+    """Row ids of train and test (sorted); stratified when each class has >= 2 rows and the
+    test set can hold one row per class, else a plain seeded shuffle."""
+    if not 0 < test_size < 1:
+        raise DataError(f"test_size must be in (0, 1), got {test_size}.")
+    n = len(y)
+    if n < 2:
+        raise DataError(f"cannot split {n} row(s) into train and test.")
+    ids = np.arange(n)
+    _, counts = np.unique(y, return_counts=True)
+    n_test = int(np.ceil(test_size * n))
+    stratify = y if counts.min() >= 2 and len(counts) <= min(n_test, n - n_test) else None
+    train, test = train_test_split(ids, test_size=test_size, random_state=seed, stratify=stratify)
+    return {"seed": seed, "test_size": test_size, "stratified": stratify is not None,
+            "train": sorted(int(i) for i in train), "test": sorted(int(i) for i in test)}
+
+
+def write_split(ds: str, y: np.ndarray, out: str | Path, test_size: float, seed: int) -> Path:
+    """Write ``{"dataset", "seed", "test_size", "stratified", "train", "test"}`` atomically."""
+    out = Path(out)
+    doc = {"dataset": ds, **make_split(y, test_size, seed)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f)
+    os.replace(tmp, out)
+    return out
