@@ -61,11 +61,9 @@ def load_model(path: str | Path):
     """An XGBoost model (save_model JSON/UBJ) or a joblib-pickled sklearn model."""
     path = Path(path)
     if path.suffix in (".json", ".ubj"):
-        import xgboost
+        from fxai.models import boosted
 
-        model = xgboost.XGBClassifier()
-        model.load_model(path)
-        return model
+        return boosted.load(path)
     if path.suffix == ".joblib":
         import joblib
 

@@ -1,0 +1,111 @@
+"""Image and text preparation for the anytime-FFA datasets, on tiny hand-made raw files."""
+
+import gzip
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fxai.data.errors import DataError
+from fxai.data.images import area_matrix, downscale, prepare_image, read_idx
+from fxai.data.text import clean, prepare_text, text_split
+
+MIRROR = Path(os.environ.get("FXAI_DATA_MIRROR", "/work/shared/datasets"))
+
+
+def write_idx(path: Path, arr: np.ndarray) -> None:
+    header = bytes([0, 0, 8, arr.ndim]) + b"".join(d.to_bytes(4, "big") for d in arr.shape)
+    with gzip.open(path, "wb") as fh:
+        fh.write(header + arr.astype(np.uint8).tobytes())
+
+
+def test_area_matrix_and_downscale():
+    w = area_matrix(28, 10)
+    np.testing.assert_allclose(w.sum(axis=1), 1)
+    np.testing.assert_allclose(w[0, :3], [1 / 2.8, 1 / 2.8, 0.8 / 2.8])
+    img = np.arange(16, dtype=float).reshape(1, 4, 4)
+    np.testing.assert_allclose(downscale(img, 2)[0], [[2.5, 4.5], [10.5, 12.5]])
+    rng = np.random.default_rng(0)
+    big = rng.integers(0, 256, size=(3, 28, 28))
+    np.testing.assert_allclose(downscale(big, 10).mean(axis=(1, 2)), big.mean(axis=(1, 2)))
+    with pytest.raises(ValueError, match="downscale"):
+        area_matrix(10, 28)
+
+
+def test_read_idx_roundtrip_and_bad_magic(tmp_path):
+    arr = np.arange(24).reshape(2, 3, 4)
+    write_idx(tmp_path / "a-idx3-ubyte.gz", arr)
+    np.testing.assert_array_equal(read_idx(tmp_path / "a-idx3-ubyte.gz"), arr)
+    (tmp_path / "bad.gz").write_bytes(gzip.compress(b"\x01\x02\x03\x04rest"))
+    with pytest.raises(DataError, match="magic"):
+        read_idx(tmp_path / "bad.gz")
+
+
+def test_prepare_mnist_pair(tmp_path):
+    labels = np.array([1, 3, 7, 3, 1, 7])
+    images = np.stack([np.full((28, 28), 10 * k) for k in range(6)])
+    write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", images)
+    write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", labels)
+    entry = {"name": "mnist-1vs3", "image": {"size": 10, "digits": [1, 3]}}
+    df, dom = prepare_image(entry, sorted(tmp_path.iterdir()))
+    assert df.shape == (4, 101) and df.columns[-1] == "target"
+    assert df["target"].tolist() == [0, 1, 1, 0]
+    np.testing.assert_allclose(df["p0_0"], [0, 10, 30, 40])
+    assert dom["target"]["labels"] == ["1", "3"] and len(dom["features"]) == 100
+    assert all(f["type"] == "numeric" for f in dom["features"])
+
+
+def test_prepare_pneumonia_adds_alternative_train_images(tmp_path):
+    def imgs(vals):
+        return np.stack([np.full((28, 28), v, dtype=np.uint8) for v in vals])
+
+    np.savez(tmp_path / "main.npz", train_images=imgs([1, 2]), train_labels=[[1], [1]],
+             val_images=imgs([3]), val_labels=[[0]], test_images=imgs([4]), test_labels=[[1]])
+    np.savez(tmp_path / "alt.npz", train_images=imgs([1, 5]), train_labels=[[1], [0]],
+             test_images=imgs([9]), test_labels=[[0]])
+    entry = {"name": "pneumoniamnist", "image": {"size": 10},
+             "files": [{"name": "main.npz"}, {"name": "alt.npz", "role": "alternative"}]}
+    df, dom = prepare_image(entry, [tmp_path / "main.npz", tmp_path / "alt.npz"])
+    assert sorted(df["p5_5"].tolist()) == [1, 2, 3, 4, 5]  # duplicate 1 dropped, alt test unused
+    assert dom["target"]["labels"] == ["normal", "pneumonia"]
+
+
+def test_clean_text():
+    assert clean("@bob Check THIS out: https://t.co/x1 now!!! #flood") == "check flood"
+    assert clean("The man's 2 dogs, www.x.org") == "man s 2 dogs"
+
+
+def test_prepare_text_fits_vocabulary_on_train_rows_only(tmp_path):
+    rows = ["alpha beta", "alpha gamma", "beta delta", "gamma alpha", "delta beta",
+            "alpha epsilon", "beta gamma", "gamma delta", "delta alpha", "zeta beta"]
+    y = [0, 1] * 5
+    csv = tmp_path / "t.csv"
+    lines = [f"{i},\"{t}\",{c}\n" for i, (t, c) in enumerate(zip(rows, y, strict=True))]
+    csv.write_text("id,text,target\n" + "".join(lines))
+    entry = {"name": "toy", "format": "csv", "text": {"column": "text", "label": "target"},
+             "split": {"seed": 1, "test_size": 0.3}}
+    df, dom = prepare_text(entry, [csv])
+    train, test = text_split(np.array(y), 1, 0.3)
+    train_words = {w for i in train for w in rows[i].split()}
+    assert {c[2:] for c in df.columns[:-1]} == train_words
+    assert df.shape[0] == 10 and set(np.unique(df.iloc[:, :-1])) <= {0, 1}
+    assert df.loc[0, "w_alpha"] == 1 and df.loc[0, "w_gamma"] == 0
+    assert dom["vocabulary"]["n_train"] == len(train) == 7
+    assert dom["features"][0]["type"] == "binary"
+    with pytest.raises(DataError, match="no column"):
+        prepare_text({**entry, "text": {"column": "headline", "label": "target"}}, [csv])
+
+
+@pytest.mark.mirror
+@pytest.mark.skipif(not (MIRROR / "mnist").is_dir(), reason="dataset mirror absent")
+def test_mirror_image_and_text_sets():
+    m = MIRROR
+    df, _ = prepare_image({"name": "mnist-1vs7", "image": {"size": 10, "digits": [1, 7]}},
+                          [m / "mnist/t10k-images-idx3-ubyte.gz",
+                           m / "mnist/t10k-labels-idx1-ubyte.gz"])
+    assert df.shape == (1135 + 1028, 101)
+    df, _ = prepare_text({"name": "disaster", "format": "csv",
+                          "text": {"column": "text", "label": "target"}},
+                         [m / "disaster/train.csv"])
+    assert df.shape == (7613, 1001) and df["target"].sum() == 3271
