@@ -1,0 +1,269 @@
+"""Figures the papers lack, drawn from the run files: NBC δ-relevant sets and XpG enumeration.
+
+Each figure function takes run records (dicts as in DESIGN.md) and an output stem and writes
+``<stem>.png`` and ``<stem>.pdf``; with no usable records it writes an empty-state figure
+saying so. ``make_figure(name, results_root, out_dir)`` draws one named figure of a profile.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
+from fxai.report.results import Results  # noqa: E402
+
+WIDTH_IN = 6.75  # a two-column paper's text width
+STYLE = {
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "figure.constrained_layout.use": True,
+}
+MODEL_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
+
+
+def _save(fig: plt.Figure, stem: Path) -> list[Path]:
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = [stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".pdf")]
+    fig.savefig(paths[0], dpi=200, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    plt.close(fig)
+    return paths
+
+
+def empty_figure(stem: str | Path, title: str, reason: str) -> list[Path]:
+    """A small figure that says why there is nothing to show."""
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 1.6))
+        ax.set_axis_off()
+        ax.set_title(title)
+        ax.text(0.5, 0.5, reason, ha="center", va="center", transform=ax.transAxes)
+        return _save(fig, Path(stem))
+
+
+def _done(records: Iterable[dict]) -> list[dict]:
+    return [r for r in records if r.get("status") == "done"]
+
+
+def _paxp_rows(records: Iterable[dict]) -> list[dict]:
+    """One row per (record, δ, target) ApproxPAXp result."""
+    rows = []
+    for rec in _done(records):
+        results = rec.get("approx_paxp") or []
+        for res in results if isinstance(results, list) else [results]:
+            if res.get("features") is None or res.get("delta") is None:
+                continue
+            precision = res.get("precision")
+            rows.append(
+                {
+                    "dataset": rec.get("dataset"),
+                    "delta": float(res["delta"]),
+                    "target": res.get("target"),
+                    "length": len(res["features"]),
+                    "precision": None if precision is None else float(precision),
+                }
+            )
+    return rows
+
+
+def _targets(rows: list[dict]) -> list:
+    return sorted({r["target"] for r in rows}, key=lambda t: (t is None, t if t else 0))[::-1]
+
+
+def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]:
+    """Mean ApproxPAXp length (± sd) against δ, one panel per target size, one line per
+    dataset; the dotted line is the target size."""
+    rows = _paxp_rows(records)
+    title = "NBC: ApproxPAXp length vs δ"
+    if not rows:
+        return empty_figure(stem, title, "no NBC runs with approx_paxp results in this profile")
+    targets = _targets(rows)
+    datasets = sorted({r["dataset"] for r in rows})
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            1, len(targets), figsize=(WIDTH_IN, 2.4), sharey=True, squeeze=False
+        )
+        for ax, target in zip(axes[0], targets, strict=True):
+            for i, ds in enumerate(datasets):
+                by_delta: dict[float, list[int]] = defaultdict(list)
+                for r in rows:
+                    if r["dataset"] == ds and r["target"] == target:
+                        by_delta[r["delta"]].append(r["length"])
+                if not by_delta:
+                    continue
+                deltas = sorted(by_delta)
+                mean = [np.mean(by_delta[d]) for d in deltas]
+                sd = [np.std(by_delta[d]) for d in deltas]
+                ax.errorbar(
+                    deltas,
+                    mean,
+                    yerr=sd,
+                    marker="o",
+                    ms=3,
+                    capsize=2,
+                    lw=1,
+                    label=ds,
+                    color=plt.cm.tab10(i % 10),
+                )
+            if target is not None:
+                ax.axhline(target, ls=":", color="grey", lw=1)
+            ax.set_title(f"target ≤ {target}" if target is not None else "no target")
+            ax.set_xlabel("δ")
+        axes[0][0].set_ylabel("explanation length (features)")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        for ax in axes[0][1:]:
+            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+                if lab not in labels:
+                    handles.append(h)
+                    labels.append(lab)
+        fig.legend(handles, labels, loc="outside right upper", frameon=False)
+        fig.suptitle(title)
+        return _save(fig, Path(stem))
+
+
+def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
+    """Distribution of ApproxPAXp precision (%) per δ (box plots over all datasets and
+    instances), one panel per target size; the short red bars mark δ."""
+    rows = [r for r in _paxp_rows(records) if r["precision"] is not None]
+    title = "NBC: ApproxPAXp precision per δ"
+    if not rows:
+        return empty_figure(stem, title, "no NBC runs with ApproxPAXp precision in this profile")
+    scale = 100.0 if max(r["precision"] for r in rows) <= 1.0 else 1.0
+    targets = _targets(rows)
+    deltas = sorted({r["delta"] for r in rows})
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            1, len(targets), figsize=(WIDTH_IN, 2.4), sharey=True, squeeze=False
+        )
+        for ax, target in zip(axes[0], targets, strict=True):
+            data = [
+                [scale * r["precision"] for r in rows if r["target"] == target and r["delta"] == d]
+                for d in deltas
+            ]
+            pos = np.arange(len(deltas))
+            keep = [i for i, d in enumerate(data) if d]
+            ax.boxplot(
+                [data[i] for i in keep],
+                positions=pos[keep],
+                widths=0.6,
+                flierprops={"markersize": 2},
+            )
+            ax.scatter(
+                pos,
+                [100 * d for d in deltas],
+                marker="_",
+                s=200,
+                color="tab:red",
+                zorder=3,
+                label="δ",
+            )
+            ax.set_xticks(pos, [f"{d:g}" for d in deltas])
+            ax.set_xlabel("δ")
+            ax.set_title(f"target ≤ {target}" if target is not None else "no target")
+        axes[0][0].set_ylabel("precision (%)")
+        fig.legend(
+            *axes[0][0].get_legend_handles_labels(), loc="outside right upper", frameon=False
+        )
+        fig.suptitle(title)
+        return _save(fig, Path(stem))
+
+
+def _xpg_groups(records: Iterable[dict]) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for rec in _done(records):
+        groups[f"{rec.get('dataset')} ({rec.get('model')})"].append(rec)
+    return dict(sorted(groups.items()))
+
+
+def _model_colour(label: str, models: list[str]) -> str:
+    model = label.rsplit("(", 1)[-1].rstrip(")")
+    return MODEL_COLOURS[models.index(model) % len(MODEL_COLOURS)]
+
+
+def _hbox(ax, data: list[list[float]], labels: list[str], models: list[str]) -> None:
+    parts = ax.boxplot(
+        data, orientation="horizontal", widths=0.6, patch_artist=True, flierprops={"markersize": 2}
+    )
+    for patch, label in zip(parts["boxes"], labels, strict=True):
+        patch.set_facecolor(_model_colour(label, models))
+        patch.set_alpha(0.5)
+    ax.set_yticks(np.arange(1, len(labels) + 1), labels)
+    ax.invert_yaxis()
+
+
+def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
+    """Number of AXps and of CXps per instance, per dataset and model (box plots)."""
+    groups = _xpg_groups(records)
+    groups = {k: v for k, v in groups.items() if any("axps" in r for r in v)}
+    title = "XpG: explanations per instance"
+    if not groups:
+        return empty_figure(stem, title, "no XpG runs with enumerated AXps/CXps in this profile")
+    labels = list(groups)
+    models = sorted({lab.rsplit("(", 1)[-1].rstrip(")") for lab in labels})
+    height = 1.0 + 0.22 * len(labels)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(WIDTH_IN, height), sharey=True)
+        for ax, field, name in zip(axes, ("axps", "cxps"), ("AXps", "CXps"), strict=True):
+            data = [[len(r.get(field) or []) for r in groups[lab]] for lab in labels]
+            _hbox(ax, data, labels, models)
+            ax.set_xlabel(f"{name} per instance")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlim(left=0)
+        fig.suptitle(title)
+        return _save(fig, Path(stem))
+
+
+def xpg_runtime(records: Iterable[dict], stem: str | Path) -> list[Path]:
+    """Time to enumerate all XPs of an instance (log scale), per dataset and model."""
+    groups = {
+        k: [r for r in v if r.get("time_s") is not None] for k, v in _xpg_groups(records).items()
+    }
+    groups = {k: v for k, v in groups.items() if v}
+    title = "XpG: enumeration time per instance"
+    if not groups:
+        return empty_figure(stem, title, "no XpG runs with a time_s in this profile")
+    labels = list(groups)
+    models = sorted({lab.rsplit("(", 1)[-1].rstrip(")") for lab in labels})
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN / 1.6, 1.0 + 0.22 * len(labels)))
+        data = [[max(float(r["time_s"]), 1e-6) for r in groups[lab]] for lab in labels]
+        _hbox(ax, data, labels, models)
+        ax.set_xscale("log")
+        ax.set_xlabel("time (s, log scale)")
+        ax.set_title(title)
+        return _save(fig, Path(stem))
+
+
+FIGURES: dict[str, tuple[str, Callable[[Iterable[dict], str | Path], list[Path]]]] = {
+    "nbc_length_vs_delta": ("nbc", nbc_length_vs_delta),
+    "nbc_precision": ("nbc", nbc_precision),
+    "xpg_xp_counts": ("xpg", xpg_xp_counts),
+    "xpg_runtime": ("xpg", xpg_runtime),
+}
+
+
+def make_figure(
+    name: str, results_root: str | Path, out_dir: str | Path | None = None
+) -> list[Path]:
+    """Draw figure ``name`` (a key of ``FIGURES``) from ``<results_root>/runs/<section>/``
+    into ``out_dir`` (default ``<results_root>/figures``)."""
+    if name not in FIGURES:
+        raise ValueError(f"unknown figure {name!r}; known: {sorted(FIGURES)}")
+    section, draw = FIGURES[name]
+    root = Path(results_root)
+    root.mkdir(parents=True, exist_ok=True)
+    records = Results(root).records(section)
+    return draw(records, Path(out_dir or root / "figures") / name)
