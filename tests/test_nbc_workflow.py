@@ -44,9 +44,12 @@ def test_train_explain_resume_table(prepared, tmp_path):
     args = ["nbc-explain", "--data", str(csv), "--split", str(split), "--model", str(model),
             "--out", str(runs), "--seed", "1", "--targets", "9", "4"]
     assert main(args + ["--instances", "10"]) == 0
-    with runs.open("a") as fh:  # a line cut by a kill
+    partial = runs.with_name(runs.name + ".partial")
+    runs.replace(partial)  # as if killed after 10 instances, in the middle of a line
+    with partial.open("a") as fh:
         fh.write('{"dataset": "toy", "inst')
     assert main(args + ["--instances", "25"]) == 0
+    assert not partial.exists()
     recs = [json.loads(ln) for ln in runs.read_text().splitlines()]
     assert len(recs) == 25 and len({r["instance"] for r in recs}) == 25
     for r in recs:

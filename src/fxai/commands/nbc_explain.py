@@ -108,14 +108,16 @@ def run(args: argparse.Namespace) -> int:
     rows = pick_instances(test_ids, args.instances, args.seed)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    # work in <out>.partial (kept by snakemake when the job is killed), renamed when done;
     # a line cut by a kill is dropped before appending
-    if out.exists():
-        good = [ln for ln in out.read_text().splitlines() if _parses(ln)]
-        out.write_text("".join(ln + "\n" for ln in good))
-    done = done_instances(out)
+    work = out.with_name(out.name + ".partial")
+    if work.exists():
+        good = [ln for ln in work.read_text().splitlines() if _parses(ln)]
+        work.write_text("".join(ln + "\n" for ln in good))
+    done = done_instances(work)
     todo = [r for r in rows if r not in done]
     log.info("%s: %d instances, %d already done", doc["name"], len(rows), len(rows) - len(todo))
-    with out.open("a") as fh:
+    with work.open("a") as fh:
         for k, row in enumerate(todo, 1):
             try:
                 rec = explain_instance(model, doc["name"], row, X[row], args.deltas,
@@ -129,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
             fh.flush()
             if k % 25 == 0 or k == len(todo):
                 log.info("%s: %d/%d instances", doc["name"], k, len(todo))
+    work.replace(out)
     return 0
 
 
