@@ -1,0 +1,220 @@
+"""Independent checker of AXps / CXps of XGBoost models: a MILP solved by HiGHS.
+
+Shares no code with the branch-and-bound oracle (:mod:`fxai.oracles.boosted`) nor with
+its model reader: the trees are read from ``Booster.trees_to_dataframe()`` and the
+intercept from ``save_config()``, and candidate counterexamples are evaluated by XGBoost's
+own ``inplace_predict``.
+
+Encoding (Kantchelian et al. 2016): per used feature f with sorted float32 thresholds
+t_1 < ... < t_k, binaries z_fj = [x_f < t_j] with z_fj <= z_f(j+1); per tree, leaf
+variables in [0, 1] summing to 1, and for every split (f, t_j) the leaves under its "yes"
+child sum to at most z_fj and those under its "no" child to at most 1 - z_fj. Fixed
+features have their z fixed by the instance. With ``domains`` a free feature takes one of
+its domain values (one binary per value, z_fj = sum of the values below t_j). The objective
+is the margin (prediction 1) or minus it (prediction 0). The optimal point is rebuilt from
+z and scored by XGBoost: a counterexample iff its score changes the class under the tie
+rule (``ties="change"``: margin 0 counts as a change; ``"keep"``: it does not).
+Only an optimum within HiGHS's tolerance (1e-9 absolute gap) of another point of opposite
+sign could be misjudged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_matrix
+
+
+def _as_booster(model):
+    import xgboost as xgb
+
+    if isinstance(model, xgb.Booster):
+        return model
+    if isinstance(model, xgb.XGBModel):
+        return model.get_booster()
+    if isinstance(model, str | Path):
+        b = xgb.Booster()
+        b.load_model(str(model))
+        return b
+    raise TypeError(f"not an XGBoost model: {type(model).__name__}")
+
+
+def _leaves_under(nodes: dict, leaves: dict[str, int], node_id: str) -> list[int]:
+    """Leaf variables of the subtree rooted at ``node_id`` (dataframe node ids)."""
+    if nodes[node_id].Feature == "Leaf":
+        return [leaves[node_id]]
+    r = nodes[node_id]
+    return _leaves_under(nodes, leaves, r.Yes) + _leaves_under(nodes, leaves, r.No)
+
+
+class BoostedChecker:
+    """MILP-based exact checks for one XGBoost binary model (reusable across instances)."""
+
+    def __init__(self, model, ties: str = "change", domains: Sequence | None = None):
+        if ties not in ("change", "keep"):
+            raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
+        self.booster = _as_booster(model)
+        self.ties, self.domains = ties, domains
+        cfg = json.loads(self.booster.save_config())["learner"]["learner_model_param"]
+        p = float(np.float32(float(cfg["base_score"].strip("[]"))))
+        self.intercept = math.log(p / (1 - p))
+        self.n_features = int(cfg["num_feature"])
+        names = self.booster.feature_names or [f"f{i}" for i in range(self.n_features)]
+        index = {n: i for i, n in enumerate(names)}
+        df = self.booster.trees_to_dataframe()
+        inner = df[df["Feature"] != "Leaf"]
+        self.thresholds: dict[int, np.ndarray] = {}
+        for name, grp in inner.groupby("Feature"):
+            self.thresholds[index[name]] = np.unique(grp["Split"].to_numpy(np.float32))
+        self.used = sorted(self.thresholds)
+        self._build(df, index)
+
+    def _build(self, df, index) -> None:
+        """Variables: z (per feature and threshold), then w (domain values), then leaves."""
+        zvar, nv = {}, 0
+        for f in self.used:
+            for j in range(len(self.thresholds[f])):
+                zvar[f, j] = nv
+                nv += 1
+        wvar = {}
+        if self.domains is not None:
+            for f in self.used:
+                if self.domains[f] is not None:
+                    for d in sorted(set(float(v) for v in self.domains[f])):
+                        wvar[f, d] = nv
+                        nv += 1
+        rows, cols, vals, lb, ub = [], [], [], [], []
+
+        def add(coefs: dict[int, float], lo: float, hi: float) -> None:
+            r = len(lb)
+            for c, a in coefs.items():
+                rows.append(r)
+                cols.append(c)
+                vals.append(a)
+            lb.append(lo)
+            ub.append(hi)
+
+        for f in self.used:
+            for j in range(len(self.thresholds[f]) - 1):
+                add({zvar[f, j]: 1.0, zvar[f, j + 1]: -1.0}, -np.inf, 0.0)
+            ds = sorted(d for (g, d) in wvar if g == f)
+            if ds:
+                add({wvar[f, d]: 1.0 for d in ds}, 1.0, 1.0)
+                for j, t in enumerate(self.thresholds[f]):
+                    below = {wvar[f, d]: -1.0 for d in ds if np.float32(d) < t}
+                    add({zvar[f, j]: 1.0, **below}, 0.0, 0.0)
+        leaf_value: list[float] = []
+        for _, tree in df.groupby("Tree"):
+            nodes = {r.ID: r for r in tree.itertuples()}
+            leaves: dict[str, int] = {}
+            for r in tree.itertuples():
+                if r.Feature == "Leaf":
+                    leaves[r.ID] = nv
+                    nv += 1
+                    leaf_value.append(float(np.float32(r.Gain)))
+            add(dict.fromkeys(leaves.values(), 1.0), 1.0, 1.0)
+            for r in tree.itertuples():
+                if r.Feature == "Leaf":
+                    continue
+                f = index[r.Feature]
+                j = int(np.searchsorted(self.thresholds[f], np.float32(r.Split)))
+                yes = dict.fromkeys(_leaves_under(nodes, leaves, r.Yes), 1.0)
+                no = dict.fromkeys(_leaves_under(nodes, leaves, r.No), 1.0)
+                add({**yes, zvar[f, j]: -1.0}, -np.inf, 0.0)
+                add({**no, zvar[f, j]: 1.0}, -np.inf, 1.0)
+        self._zvar, self._wvar, self._nv = zvar, wvar, nv
+        self._n_leaf = len(leaf_value)
+        self._leaf_value = np.array(leaf_value)
+        self._A = coo_matrix((vals, (rows, cols)), shape=(len(lb), nv)).tocsr()
+        self._lb, self._ub = np.array(lb), np.array(ub)
+        self._integrality = np.r_[np.ones(nv - self._n_leaf), np.zeros(self._n_leaf)]
+
+    def _margin(self, x) -> float:
+        pt = np.asarray([x], dtype=np.float32)
+        return float(self.booster.inplace_predict(pt, predict_type="margin")[0])
+
+    def _changed(self, margin: float, c: int) -> bool:
+        if margin == 0:
+            return self.ties == "change"
+        return int(margin > 0) != c
+
+    def prediction(self, x) -> int:
+        m = self._margin(x)
+        if m == 0 and self.ties == "change":
+            raise ValueError("the instance has margin exactly 0 (tied scores)")
+        return int(m > 0)
+
+    def counterexample(self, x: Sequence, fixed: Iterable[int]) -> list | None:
+        """A point agreeing with ``x`` on ``fixed`` whose class differs, or None."""
+        x = [float(v) for v in x]
+        if len(x) != self.n_features:
+            raise ValueError(f"instance has {len(x)} values, the model {self.n_features}")
+        c = self.prediction(x)
+        fixed = set(fixed)
+        lo, hi = np.zeros(self._nv), np.ones(self._nv)
+        for (f, j), var in self._zvar.items():
+            if f in fixed:
+                lo[var] = hi[var] = float(np.float32(x[f]) < self.thresholds[f][j])
+        for (f, d), var in self._wvar.items():
+            if f in fixed:
+                lo[var] = hi[var] = float(d == x[f])
+        cost = np.zeros(self._nv)
+        cost[self._nv - self._n_leaf:] = self._leaf_value * (1.0 if c == 1 else -1.0)
+        res = milp(
+            cost, integrality=self._integrality, bounds=Bounds(lo, hi),
+            constraints=LinearConstraint(self._A, self._lb, self._ub),
+            options={"mip_rel_gap": 0.0, "presolve": True},
+        )
+        if res.status != 0:
+            raise RuntimeError(f"MILP failed: {res.message}")
+        z = np.round(res.x).astype(int)
+        point = list(x)
+        for f in self.used:
+            if f in fixed:
+                continue
+            chosen = [d for (g, d), var in self._wvar.items() if g == f and z[var] == 1]
+            if chosen:
+                point[f] = chosen[0]
+                continue
+            T = self.thresholds[f]
+            k = sum(1 - z[self._zvar[f, j]] for j in range(len(T)))  # thresholds <= x_f
+            if k != int(np.searchsorted(T, np.float32(x[f]), side="right")):
+                point[f] = float(T[0]) - 1.0 if k == 0 else float(T[k - 1])
+        return point if self._changed(self._margin(point), c) else None
+
+    def entails(self, x: Sequence, fixed: Iterable[int]) -> bool:
+        return self.counterexample(x, fixed) is None
+
+    def check_axp(self, x: Sequence, features: Iterable[int]) -> bool:
+        """Sufficient, and no single feature can be dropped."""
+        s = set(features)
+        return self.entails(x, s) and all(not self.entails(x, s - {i}) for i in s)
+
+    def check_cxp(self, x: Sequence, features: Iterable[int]) -> bool:
+        """Freeing it changes the class; re-fixing any single feature of it does not."""
+        y = set(features)
+        rest = set(range(self.n_features)) - y
+        return (not self.entails(x, rest)) and all(self.entails(x, rest | {i}) for i in y)
+
+
+def _checker(model, ties: str, domains) -> BoostedChecker:
+    if isinstance(model, BoostedChecker):
+        if (model.ties, model.domains) != (ties, domains):
+            raise ValueError("the checker was built with other ties/domains settings")
+        return model
+    return BoostedChecker(model, ties=ties, domains=domains)
+
+
+def check_axp(model, x, features, ties: str = "change", domains=None) -> bool:
+    """Is ``features`` an AXp of ``model`` (Booster, XGBClassifier, path or checker) at x?"""
+    return _checker(model, ties, domains).check_axp(x, features)
+
+
+def check_cxp(model, x, features, ties: str = "change", domains=None) -> bool:
+    """Is ``features`` a CXp of ``model`` (Booster, XGBClassifier, path or checker) at x?"""
+    return _checker(model, ties, domains).check_cxp(x, features)

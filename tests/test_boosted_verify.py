@@ -1,0 +1,74 @@
+"""The MILP checker against brute force, and rejecting non-explanations."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from fxai.models import boosted as B
+from fxai.verify.boosted import BoostedChecker, check_axp, check_cxp
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
+
+
+def random_model(seed: int):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    domains = [list(range(int(rng.integers(2, 5)))) for _ in range(n)]
+    X = np.column_stack([rng.choice(d, 160) for d in domains]).astype(float)
+    s = X @ rng.normal(size=n) + rng.normal(scale=0.7, size=160)
+    y = (s > np.median(s)).astype(int)
+    model = B.train(X, y, trees=int(rng.integers(1, 7)), depth=int(rng.integers(1, 4)), seed=seed)
+    return model, [int(rng.choice(d)) for d in domains], domains
+
+
+def brute(model, x, domains):
+    booster = model.get_booster()
+    c = int(booster.inplace_predict(np.asarray([x], np.float32), predict_type="margin")[0] > 0)
+
+    def predict(points):  # ties="change": a margin of 0 is never the instance's class
+        m = booster.inplace_predict(np.asarray(points, np.float32), predict_type="margin")
+        return np.where(m == 0, 1 - c, (m > 0).astype(int))
+
+    return BruteForceOracle(predict, domains, x)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_checker_agrees_with_brute_force(seed):
+    model, x, domains = random_model(seed)
+    margin = model.get_booster().inplace_predict(
+        np.asarray([x], np.float32), predict_type="margin")
+    assume(margin[0] != 0)  # a tied instance has no class under ties="change"
+    bf = brute(model, x, domains)
+    ch = BoostedChecker(model, domains=domains)
+    n = len(x)
+    subsets = [s for k in range(n + 1) for s in itertools.combinations(range(n), k)]
+    for s in subsets:
+        cex = ch.counterexample(x, s)
+        assert (cex is None) == bf.entails(s)
+        if cex is not None:
+            assert all(cex[i] == x[i] for i in s) and bf.predict([cex])[0] != bf.prediction
+    axps, cxps = all_axps(bf), all_cxps(bf)
+    assert all(ch.check_axp(x, s) for s in axps) and all(ch.check_cxp(x, s) for s in cxps)
+    rng = np.random.default_rng(seed)
+    for k in rng.choice(len(subsets), size=min(6, len(subsets)), replace=False):
+        s = subsets[k]
+        assert ch.check_axp(x, s) == (s in axps)
+        assert ch.check_cxp(x, s) == (s in cxps)
+
+
+def test_module_functions_accept_models_and_checkers(tmp_path):
+    model, x, domains = random_model(5)
+    bf = brute(model, x, domains)
+    axp, cxp = sorted(all_axps(bf))[0], sorted(all_cxps(bf))[0]
+    path = B.save(model, tmp_path / "m.json", {})
+    ch = BoostedChecker(path, domains=domains)
+    assert check_axp(ch, x, axp, domains=domains) and check_cxp(ch, x, cxp, domains=domains)
+    assert check_axp(model, x, axp, domains=domains)
+    assert not check_cxp(model.get_booster(), x, sorted(set(cxp) | {len(x)}), domains=domains)
+    with pytest.raises(ValueError, match="other ties"):
+        check_axp(ch, x, axp, ties="keep", domains=domains)
+    with pytest.raises(ValueError, match="instance has"):
+        ch.entails(x[:-1], [])
