@@ -310,12 +310,19 @@ def prepare(
     out_dir: str | Path = "data/prepared",
     source_order: Sequence[str] = DEFAULT_ORDER,
     seed: int = 0,
+    test_size: float = 0.2,
 ) -> Path:
-    """Prepare dataset ``ds`` (name or alias) and write it; returns the CSV path."""
+    """Prepare dataset ``ds`` (name or alias) and write it; returns the CSV path.
+
+    ``seed`` seeds the generators; text entries also get ``split: {seed, test_size}`` (their
+    vocabulary is fitted on the training rows of the split the split rule will draw).
+    """
     entry = registry.entry(ds)
     source = source_of(entry, source_order)
     raw_dir = Path(raw_root) / registry.root(ds) if source == "files" else None
     if entry.get("kind", "tabular") != "tabular":
+        if entry["kind"] == "text":
+            entry = {**entry, "split": {"seed": seed, "test_size": test_size}}
         table, doc = _from_plugin(entry, raw_dir)
     else:
         df, types, origin = raw_table(entry, source, raw_dir, seed)

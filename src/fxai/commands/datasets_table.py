@@ -1,0 +1,28 @@
+"""Write the datasets table (source, sha256, rows, feature types, classes, papers)."""
+
+from __future__ import annotations
+
+import argparse
+
+from fxai.data.prepare import DEFAULT_ORDER
+from fxai.data.registry import load_registry
+from fxai.data.table import datasets_table
+from fxai.report.tables import write_table
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("datasets", nargs="+", help="registry names")
+    p.add_argument("--registry", default="config/datasets.yaml")
+    p.add_argument("--prepared", default="data/prepared")
+    p.add_argument("--raw-root", default="data/raw")
+    p.add_argument("--source-order", default=",".join(DEFAULT_ORDER))
+    p.add_argument("--out-dir", required=True, help="tables directory")
+
+
+def run(args: argparse.Namespace) -> int:
+    table = datasets_table(args.datasets, load_registry(args.registry), args.prepared,
+                           args.raw_root, args.source_order.split(","))
+    write_table(table, "datasets", args.out_dir,
+                caption="Datasets: source, checksum of the raw file, prepared size and types.")
+    print(f"datasets table: {len(table)} datasets -> {args.out_dir}/datasets.csv")
+    return 0

@@ -1,0 +1,69 @@
+"""The datasets table: where each dataset came from and what the prepared table holds."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fxai.data.prepare import DEFAULT_ORDER, source_of
+from fxai.data.prepared import load
+from fxai.data.registry import Registry
+
+TYPES = ("categorical", "binary", "discretised", "numeric")
+
+
+def _provenance(entry: dict[str, Any], source: str, raw_dir: Path) -> tuple[str, str, str]:
+    """``(source, sha256 of the main file, note)`` from the fetch manifest when files are used."""
+    if source == "embedded":
+        emb = entry["embedded"]
+        return "embedded", "", f"{emb['loader']}:{emb['name']}"
+    if source == "generated":
+        return "generated", "", f"generator {entry['generator']['name']}"
+    man = json.loads((raw_dir / "manifest.json").read_text())
+    got = {f["name"]: f for f in man["files"]}
+    main = next(f for f in entry["files"] if f.get("role", "main") == "main")
+    rec = got[main["name"]]
+    lacking = [f["name"] for f in entry["files"] if f["name"] not in got]
+    note = f"absent: {', '.join(lacking)}" if lacking else ""
+    if lacking and entry.get("kind") == "image":
+        note += " (only the files present are used, split 80/20)"
+    if not rec["verified"]:
+        note = "; ".join(filter(None, [note, "no published checksum"]))
+    return rec["source"], rec["sha256"], note
+
+
+def datasets_table(
+    names: Sequence[str],
+    registry: Registry,
+    prepared_root: str | Path = "data/prepared",
+    raw_root: str | Path = "data/raw",
+    source_order: Sequence[str] = DEFAULT_ORDER,
+) -> pd.DataFrame:
+    """One row per dataset: source, sha256, rows, features by type, classes, balance, papers."""
+    rows = []
+    for name in sorted({registry.resolve(n) for n in names}):
+        entry = registry.entry(name)
+        source = source_of(entry, source_order)
+        src, sha, note = _provenance(entry, source, Path(raw_root) / registry.root(name))
+        p = load(name, prepared_root)
+        kinds = Counter(d["type"] for d in p.domains)
+        counts = np.bincount(p.y, minlength=len(p.classes))
+        rows.append({
+            "dataset": name,
+            "source": src,
+            "sha256": sha,
+            "rows": len(p.y),
+            "features": p.n_features,
+            **{t: kinds.get(t, 0) for t in TYPES},
+            "classes": len(p.classes),
+            "class_balance": "/".join(f"{100 * c / counts.sum():.0f}" for c in counts),
+            "papers": ", ".join(entry.get("papers", [])),
+            "note": note,
+        })
+    return pd.DataFrame(rows)
