@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -202,12 +203,22 @@ class BoostedChecker:
         return (not self.entails(x, rest)) and all(self.entails(x, rest | {i}) for i in y)
 
 
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _checker(model, ties: str, domains) -> BoostedChecker:
+    """``model`` itself if a checker; else the checker built once per model object."""
     if isinstance(model, BoostedChecker):
         if (model.ties, model.domains) != (ties, domains):
             raise ValueError("the checker was built with other ties/domains settings")
         return model
-    return BoostedChecker(model, ties=ties, domains=domains)
+    if isinstance(model, str | Path):
+        return BoostedChecker(model, ties=ties, domains=domains)
+    key = (ties, None if domains is None else tuple(map(tuple, domains)))
+    per_model = _CACHE.setdefault(model, {})
+    if key not in per_model:
+        per_model[key] = BoostedChecker(model, ties=ties, domains=domains)
+    return per_model[key]
 
 
 def check_axp(model, x, features, ties: str = "change", domains=None) -> bool:
