@@ -1,1 +1,133 @@
-# data rules (see DESIGN.md)
+# Data: fetch raw files (mirror or URL, sha256) -> prepare (data/prepared/<ds>.csv +
+# .domains.json) -> split (results/<profile>/splits/<ds>.json) -> datasets table.
+import re
+import sys
+from pathlib import Path
+
+from snakemake.utils import validate
+
+from fxai.data.errors import DataError
+from fxai.data.fetch import mirror_has
+from fxai.data.prepare import DEFAULT_ORDER, source_of
+from fxai.data.registry import load_registry
+
+validate(config["data"], "../schemas/data.schema.yaml")
+
+DATA = config["data"]
+DATA_REGISTRY = DATA["registry"]
+DATA_ORDER = DATA.get("source_order") or list(DEFAULT_ORDER)
+DATA_FXAI = f"{sys.executable} -m fxai.cli"
+REG = load_registry(DATA_REGISTRY)
+
+
+def all_datasets():
+    """Every dataset a section of the active config uses, plus data.extra_datasets, checked
+    against the registry (canonical names only, so file names are unambiguous)."""
+    extra = DATA.get("extra_datasets") or []
+    names = (
+        datasets_of("nbc")
+        + datasets_of("xpg", "dt_datasets")
+        + datasets_of("xpg", "obdd_datasets")
+        + datasets_of("ffa")
+        + (REG.names if extra == "all" else list(extra))
+    )
+    for n in names:
+        canon = REG.resolve(n)  # DataError naming n and the known names
+        if canon != n:
+            raise DataError(f"config names dataset {n!r}: use its registry name {canon!r}.")
+    return sorted(set(names))
+
+
+DATASETS = all_datasets()
+DATA_SOURCE = {ds: source_of(REG.entry(ds), DATA_ORDER) for ds in DATASETS}
+_mirror = data_mirror()
+DATA_UNAVAILABLE = sorted(
+    ds
+    for ds in DATASETS
+    if _mirror and DATA_SOURCE[ds] == "files"
+    and not mirror_has(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror))
+)
+DATA_READY = [ds for ds in DATASETS if ds not in DATA_UNAVAILABLE]
+_ANY_NAME = "|".join(re.escape(n) for n in REG.names)
+
+
+def raw_manifest(wildcards):
+    ds = wildcards.ds
+    if source_of(REG.entry(ds), DATA_ORDER) != "files":
+        return []
+    return f"data/raw/{REG.root(ds)}/manifest.json"
+
+
+rule fetch:
+    output:
+        "data/raw/{root}/manifest.json",
+    wildcard_constraints:
+        root=_ANY_NAME,
+    params:
+        mirror=lambda wc: f"--mirror {_mirror}" if _mirror else "",
+    log:
+        log_path("data/fetch_{root}"),
+    shell:
+        "{DATA_FXAI} fetch {wildcards.root:q} --registry {DATA_REGISTRY} --raw-root data/raw"
+        " {params.mirror} > {log} 2>&1"
+
+
+rule prepare:
+    input:
+        raw=raw_manifest,
+        registry=DATA_REGISTRY,
+    output:
+        csv="data/prepared/{ds}.csv",
+        domains="data/prepared/{ds}.domains.json",
+    wildcard_constraints:
+        ds=_ANY_NAME,
+    params:
+        source=lambda wc: source_of(REG.entry(wc.ds), DATA_ORDER),
+        seed=config["seed"],
+        test_size=DATA.get("test_size", 0.2),
+    log:
+        log_path("data/prepare_{ds}"),
+    shell:
+        "{DATA_FXAI} prepare {wildcards.ds:q} --registry {input.registry} --raw-root data/raw"
+        " --out-dir data/prepared --source-order {params.source} --seed {params.seed}"
+        " --test-size {params.test_size} > {log} 2>&1"
+
+
+rule split:
+    input:
+        csv="data/prepared/{ds}.csv",
+        domains="data/prepared/{ds}.domains.json",
+    output:
+        f"{RESULTS}/splits/{{ds}}.json",
+    wildcard_constraints:
+        ds=_ANY_NAME,
+    params:
+        seed=config["seed"],
+        test_size=DATA.get("test_size", 0.2),
+    log:
+        log_path("data/split_{ds}"),
+    shell:
+        "{DATA_FXAI} split {wildcards.ds:q} --prepared data/prepared --out {output}"
+        " --test-size {params.test_size} --seed {params.seed} > {log} 2>&1"
+
+
+rule datasets_table:
+    input:
+        csv=expand("data/prepared/{ds}.csv", ds=DATA_READY),
+        splits=expand(f"{RESULTS}/splits/{{ds}}.json", ds=DATA_READY),
+    output:
+        csv=f"{RESULTS}/tables/datasets.csv",
+        md=f"{RESULTS}/tables/datasets.md",
+    params:
+        names=" ".join(f"{ds!r}" for ds in DATA_READY),
+        order=",".join(DATA_ORDER),
+        unavailable=" ".join(f"{ds!r}" for ds in DATA_UNAVAILABLE),
+    log:
+        log_path("data/datasets_table"),
+    shell:
+        "{DATA_FXAI} datasets-table {params.names} --registry {DATA_REGISTRY}"
+        " --prepared data/prepared --raw-root data/raw --source-order {params.order}"
+        " --unavailable {params.unavailable} --out-dir {RESULTS}/tables > {log} 2>&1"
+
+
+OUTPUTS.extend(rules.datasets_table.output)

@@ -11,17 +11,19 @@ from fxai.report.tables import write_table
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("datasets", nargs="+", help="registry names")
+    p.add_argument("datasets", nargs="*", help="registry names")
     p.add_argument("--registry", default="config/datasets.yaml")
     p.add_argument("--prepared", default="data/prepared")
     p.add_argument("--raw-root", default="data/raw")
     p.add_argument("--source-order", default=",".join(DEFAULT_ORDER))
+    p.add_argument("--unavailable", nargs="*", default=[],
+                   help="datasets whose raw files are not available (listed as such)")
     p.add_argument("--out-dir", required=True, help="tables directory")
 
 
 def run(args: argparse.Namespace) -> int:
     table = datasets_table(args.datasets, load_registry(args.registry), args.prepared,
-                           args.raw_root, args.source_order.split(","))
+                           args.raw_root, args.source_order.split(","), args.unavailable)
     write_table(table, "datasets", args.out_dir,
                 caption="Datasets: source, checksum of the raw file, prepared size and types.")
     print(f"datasets table: {len(table)} datasets -> {args.out_dir}/datasets.csv")

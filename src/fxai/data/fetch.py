@@ -164,3 +164,12 @@ def read_manifest(raw_dir: str | Path) -> dict[str, Any]:
     """The manifest written by :func:`fetch` in ``raw_dir``."""
     with open(Path(raw_dir) / "manifest.json") as f:
         return json.load(f)
+
+
+def mirror_has(ds: str, entry: dict[str, Any], mirror: Path) -> bool:
+    """Whether ``mirror`` holds every required raw file of ``entry`` (a cheap existence check)."""
+    return all(
+        (mirror / (spec.get("mirror") or f"{ds}/{spec['name']}")).is_file()
+        for spec in entry.get("files", [])
+        if not spec.get("optional")
+    )

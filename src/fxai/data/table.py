@@ -44,11 +44,22 @@ def datasets_table(
     prepared_root: str | Path = "data/prepared",
     raw_root: str | Path = "data/raw",
     source_order: Sequence[str] = DEFAULT_ORDER,
+    unavailable: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """One row per dataset: source, sha256, rows, features by type, classes, balance, papers."""
+    """One row per dataset: source, sha256, rows, features by type, classes, balance, papers.
+
+    ``unavailable`` datasets (raw files neither in the mirror nor fetched) get a row saying so.
+    """
     rows = []
-    for name in sorted({registry.resolve(n) for n in names}):
+    missing = {registry.resolve(n) for n in unavailable}
+    for name in sorted({registry.resolve(n) for n in names} | missing):
         entry = registry.entry(name)
+        if name in missing:
+            rows.append({"dataset": name, "source": "unavailable",
+                         "papers": ", ".join(entry.get("papers", [])),
+                         "note": "raw files not in the mirror (online only); unset the mirror "
+                                 "to download them"})
+            continue
         source = source_of(entry, source_order)
         src, sha, note = _provenance(entry, source, Path(raw_root) / registry.root(name))
         p = load(name, prepared_root)
