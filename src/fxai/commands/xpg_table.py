@@ -1,0 +1,108 @@
+"""Aggregate XpG run files into Table 1 (OBDDs) or Table 2 (DTs) of the XpG paper.
+
+Columns follow ``data/reference/xpg_table{1_obdd,2_dt}.csv``: #F, #TI, model size and
+test accuracy, XPs per instance, AXp/CXp counts per instance (max, min, avg) and their
+average length in % of #F (per-instance mean length, averaged over instances), and the
+enumeration time per instance (total, max, min, avg, seconds). Extra columns: the
+verified fraction, timeouts/errors, and whether the instances were capped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--family", choices=("dt", "obdd"), required=True)
+    p.add_argument("--runs", nargs="*", default=[], help="run files (JSON Lines)")
+    p.add_argument("--metas", nargs="*", default=[], help="model meta JSON, same order")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--reference", default=None, help="published table in data/reference/")
+    p.add_argument("--max-instances", type=int, default=None, help="cap used by the runs")
+    p.add_argument("--missing-reason", default="not run in this profile")
+
+
+def summarise(records: list[dict], meta: dict, family: str, cap: int | None) -> dict:
+    """One table row from the run records of one dataset and its model's meta."""
+    nf = meta["n_features"]
+    ok = [r for r in records if r["status"] == "done"]
+    na = np.array([len(r["axps"]) for r in ok]) if ok else np.zeros(0)
+    nc = np.array([len(r["cxps"]) for r in ok]) if ok else np.zeros(0)
+    times = np.array([r["time_s"] for r in ok]) if ok else np.zeros(0)
+
+    def len_pct(key: str) -> float:
+        per = [np.mean([len(e) for e in r[key]]) for r in ok if r[key]]
+        return round(100 * float(np.mean(per)) / nf, 1) if per else float("nan")
+
+    def stat(a: np.ndarray, f, nd: int = 2) -> float:
+        return round(float(f(a)), nd) if a.size else float("nan")
+
+    row = {"dataset": meta["dataset"], "n_features": nf, "n_instances": len(records)}
+    if family == "dt":
+        row["depth"] = meta["depth"]
+    row |= {
+        "n_nodes": meta["n_nodes"],
+        "test_acc_pct": round(100 * meta["accuracy_test"], 1),
+        "xps_avg": stat(na + nc, np.mean),
+        "axp_max": stat(na, np.max, 0), "axp_min": stat(na, np.min, 0),
+        "axp_avg": stat(na, np.mean), "axp_len_pct": len_pct("axps"),
+        "cxp_max": stat(nc, np.max, 0), "cxp_min": stat(nc, np.min, 0),
+        "cxp_avg": stat(nc, np.mean), "cxp_len_pct": len_pct("cxps"),
+        "time_total_s": stat(times, np.sum, 3), "time_max_s": stat(times, np.max, 4),
+        "time_min_s": stat(times, np.min, 4), "time_avg_s": stat(times, np.mean, 4),
+        "verified_pct": round(100 * sum(r["verified"] is True for r in records)
+                              / max(len(records), 1), 1),
+        "timeouts": sum(r["status"] == "timeout" for r in records),
+        "errors": sum(r["status"] == "error" for r in records),
+        "capped": cap is not None and len(records) >= cap,
+    }
+    return row
+
+
+def build(runs: list[str], metas: list[str], family: str, cap: int | None) -> pd.DataFrame:
+    if len(runs) != len(metas):
+        raise SystemExit(f"{len(runs)} run files but {len(metas)} meta files")
+    rows = []
+    for run_path, meta_path in zip(runs, metas, strict=True):
+        meta = json.loads(Path(meta_path).read_text())
+        records = [json.loads(line) for line in Path(run_path).read_text().splitlines()
+                   if line.strip()]
+        rows.append(summarise(records, meta, family, cap))
+    return pd.DataFrame(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    from fxai.report.tables import write_table
+
+    df = build(args.runs, args.metas, args.family, args.max_instances)
+    what = "OBDDs (CN2 decision lists, dd)" if args.family == "obdd" else "DTs (sklearn CART)"
+    caption = (f"All AXps and CXps of {what}: MARCO over the XpG, every explanation verified "
+               "independently (verified_pct).")
+    if args.max_instances is not None:
+        caption += f" At most {args.max_instances} instances per dataset (capped = true)."
+    reasons = None
+    if args.reference:
+        reasons = _reasons(args.reference, set(df["dataset"]) if len(df) else set(),
+                           args.missing_reason)
+    write_table(df, args.name, args.out_dir, reference=args.reference,
+                missing_reason=reasons, caption=caption)
+    print(df.to_string(index=False))
+    return 0
+
+
+def _reasons(reference: str, have: set[str], why: str) -> dict[str, str]:
+    from fxai.report.tables import alias_map
+
+    path = Path("data/reference") / f"{reference}.csv"
+    if not path.exists():
+        return {}
+    aliases = alias_map()
+    ours = {aliases.get(d.lower(), d) for d in have}
+    ref = pd.read_csv(path)["dataset"]
+    return {d: why for d in ref if aliases.get(d.lower(), d) not in ours}
