@@ -99,7 +99,7 @@ for _family, _names, _table in (
 
     rule:
         name:
-            f"xpg_{_table}"
+            _table
         input:
             **xpg_table_inputs(_family, _names),
         output:
