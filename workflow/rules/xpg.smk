@@ -9,8 +9,9 @@ if "xpg" in config:
     validate(config["xpg"], "../schemas/xpg.schema.yaml")
 
 XPG = config.get("xpg") or {}
-XPG_DT = datasets_of("xpg", "dt_datasets")
-XPG_OBDD = datasets_of("xpg", "obdd_datasets")
+XPG_SKIP = set(globals().get("DATA_UNAVAILABLE", []))  # data.smk: not in the mirror
+XPG_DT = [ds for ds in datasets_of("xpg", "dt_datasets") if ds not in XPG_SKIP]
+XPG_OBDD = [ds for ds in datasets_of("xpg", "obdd_datasets") if ds not in XPG_SKIP]
 XPG_FXAI = f"{sys.executable} -m fxai.cli"
 XPG_CAP = XPG.get("max_instances")
 XPG_CAP_ARG = f"--max-instances {XPG_CAP}" if XPG_CAP else ""
