@@ -98,10 +98,11 @@ def explain_all(args: argparse.Namespace) -> int:
                 if args.family == "dt":
                     chk = TreeChecker(clf, x, doms)
                     ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
-                                    chk.all_cxps() if m.complete else None)
+                                    chk.all_cxps() if m.complete else None, m.complete)
                 else:
                     chk = BDDChecker(obdd, x)
-                    ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps)
+                    ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
+                                    complete=m.complete)
                 if chk.prediction != o.prediction:
                     ok, why = False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
                 rec |= {"prediction": _plain(o.prediction),
@@ -109,8 +110,9 @@ def explain_all(args: argparse.Namespace) -> int:
                         "time_s": elapsed, "verified": ok,
                         "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps],
                         "events": events, "oracle_calls": o.calls}
+                if why != "ok":
+                    rec["verify_note"] = why
                 if not ok:
-                    rec["verify_error"] = why
                     n_bad += 1
             except Exception as err:  # recorded, the run goes on
                 rec |= {"status": "error", "error": f"{type(err).__name__}: {err}",
