@@ -29,7 +29,7 @@ def all_datasets():
         + datasets_of("xpg", "dt_datasets")
         + datasets_of("xpg", "obdd_datasets")
         + datasets_of("ffa")
-        + (REG.names if extra == "all" else list(extra))
+        + (REG.preparable if extra == "all" else list(extra))
     )
     for n in names:
         canon = REG.resolve(n)  # DataError naming n and the known names

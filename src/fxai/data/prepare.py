@@ -318,6 +318,10 @@ def prepare(
     vocabulary is fitted on the training rows of the split the split rule will draw).
     """
     entry = registry.entry(ds)
+    if entry.get("base_only"):
+        derived = [n for n in registry.names if registry.raw[n].get("base") == entry["name"]]
+        raise DataError(f"dataset {entry['name']} only provides raw files for {derived}; "
+                        "prepare one of those instead.")
     source = source_of(entry, source_order)
     raw_dir = Path(raw_root) / registry.root(ds) if source == "files" else None
     if entry.get("kind", "tabular") != "tabular":

@@ -19,7 +19,7 @@ from fxai.data.errors import DataError
 
 SCHEMA_RELPATH = Path("workflow/schemas/datasets.schema.yaml")
 #: keys a derived entry does not inherit from its base
-_OWN_KEYS = {"title", "aliases", "papers", "note", "rows", "base", "homepage"}
+_OWN_KEYS = {"title", "aliases", "papers", "note", "rows", "base", "homepage", "base_only"}
 
 
 def _schema_path(registry_path: Path) -> Path:
@@ -44,6 +44,11 @@ class Registry:
     @property
     def names(self) -> list[str]:
         return sorted(self.raw)
+
+    @property
+    def preparable(self) -> list[str]:
+        """Names that can be prepared (all but ``base_only`` entries)."""
+        return [n for n in self.names if not self.raw[n].get("base_only")]
 
     def resolve(self, name: str) -> str:
         """Canonical name for ``name`` or an alias (case-insensitive); DataError if unknown."""
