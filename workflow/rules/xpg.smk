@@ -48,12 +48,13 @@ rule xpg_train_obdd:
         dlist=f"{RESULTS}/models/obdd/{{ds}}.dlist.json",
         meta=f"{RESULTS}/models/obdd/{{ds}}.meta.json",
     params:
-        cn2=lambda w: " ".join(
-            f"--{k} {v}" for k, v in {
-                "beam-width": (XPG.get("cn2") or {}).get("beam_width", 10),
-                "min-covered": (XPG.get("cn2") or {}).get("min_covered_examples", 1),
-                "max-rule-length": (XPG.get("cn2") or {}).get("max_rule_length", 5),
-            }.items()
+        cn2=" ".join(
+            f"--{opt} {(XPG.get('cn2') or {}).get(key, dflt)}"
+            for opt, key, dflt in (
+                ("beam-width", "beam_width", 10),
+                ("min-covered", "min_covered_examples", 1),
+                ("max-rule-length", "max_rule_length", 5),
+            )
         ),
         seed=config.get("seed", 0),
     log:
@@ -66,6 +67,7 @@ rule xpg_train_obdd:
 rule xpg_explain:
     input:
         data="data/prepared/{ds}.csv",
+        domains="data/prepared/{ds}.domains.json",
         model=lambda w: f"{RESULTS}/models/{w.family}/" + XPG_MODEL_FILE[w.family].format(ds=w.ds),
     output:
         f"{RESULTS}/runs/xpg/{{family}}_{{ds}}.jsonl",
