@@ -10,8 +10,8 @@ applied (same reason).
 
 The vocabulary is fitted on the *training rows only* (``CountVectorizer(binary=True)``,
 tokens of 2+ characters). Preparation happens before the workflow's split, so it draws its
-own split with the same call as the split rule: ``train_test_split`` over row ids with
-``random_state=seed``, ``test_size`` and ``stratify=y`` (``text_split``); ``seed`` and
+own split with the split rule's function (``fxai.data.split.make_split``: seeded, stratified
+when the classes allow); ``seed`` and
 ``test_size`` come from the entry's ``split`` mapping (defaults 0 and 0.2) and are recorded in
 the domains JSON (``vocabulary``), so the split rule can reproduce and check it.
 ``text.max_features`` (default 1000) keeps the most frequent training words: the authors
@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
-from sklearn.model_selection import train_test_split
 
 from fxai.data.errors import DataError
 from fxai.data.images import _paths
+from fxai.data.split import make_split
 
 _HANDLE = re.compile(r"@\w+")
 _URL = re.compile(r"https?://\S+|www\.\S+")
@@ -47,11 +47,9 @@ def clean(text: str) -> str:
 
 
 def text_split(y: np.ndarray, seed: int, test_size: float) -> tuple[np.ndarray, np.ndarray]:
-    """Seeded stratified split of the row ids ``0..len(y)-1`` (sorted train, test ids)."""
-    ids = np.arange(len(y))
-    strat = y if np.unique(y).size > 1 and np.bincount(y).min() >= 2 else None
-    train, test = train_test_split(ids, test_size=test_size, random_state=seed, stratify=strat)
-    return np.sort(train), np.sort(test)
+    """The split rule's split of the row ids (``fxai.data.split.make_split``): train, test."""
+    doc = make_split(np.asarray(y), test_size, seed)
+    return np.asarray(doc["train"]), np.asarray(doc["test"])
 
 
 def _read(entry: Mapping, path: Path) -> pd.DataFrame:
@@ -101,7 +99,7 @@ def prepare_text(entry: Mapping, raw_paths) -> tuple[pd.DataFrame, dict]:
                       "labels": ["absent", "present"]} for w in words],
         "target": {"name": "target", "classes": [0, 1], "labels": [str(c) for c in classes]},
         "vocabulary": {"fit_on": "train", "seed": seed, "test_size": test_size,
-                       "stratified": bool(np.bincount(y).min() >= 2), "n_train": int(train.size),
+                       "n_train": int(train.size),
                        "max_features": max_features, "stop_words": "sklearn",
                        "lemmatised": False},
     }

@@ -1,0 +1,27 @@
+"""Anytime-FFA figures 1-10, Table 1 (runtime to exact FFA) and a run summary from run files."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from fxai.report.ffa_figures import make_report
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", nargs="+", required=True, help="run records of fxai ffa-run")
+    p.add_argument("--figures-dir", required=True)
+    p.add_argument("--tables-dir", required=True)
+    p.add_argument("--variant", choices=["paper", "code"], default="paper",
+                   help="metric definitions: the paper's or the authors' code's")
+    p.add_argument("--log-time", action="store_true", help="symlog time axis")
+    p.add_argument("--reference", default="ffa_table1_runtime",
+                   help="published table in data/reference ('' for none)")
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    figs = make_report(args.runs, args.figures_dir, args.tables_dir, args.variant,
+                       args.log_time, args.reference or None)
+    logging.getLogger("fxai.ffa_report").info("wrote %d figures", len(figs))
+    return 0
