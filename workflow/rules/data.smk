@@ -1,5 +1,7 @@
 # Data: fetch raw files (mirror or URL, sha256) -> prepare (data/prepared/<ds>.csv +
 # .domains.json) -> split (results/<profile>/splits/<ds>.json) -> datasets table.
+import hashlib
+import json
 import re
 import sys
 from pathlib import Path
@@ -72,10 +74,15 @@ rule fetch:
         " {params.mirror} > {log} 2>&1"
 
 
+def entry_digest(wildcards):
+    """Digest of the dataset's resolved registry entry: a changed entry re-prepares only it."""
+    text = json.dumps(REG.entry(wildcards.ds), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 rule prepare:
     input:
         raw=raw_manifest,
-        registry=DATA_REGISTRY,
     output:
         csv="data/prepared/{ds}.csv",
         domains="data/prepared/{ds}.domains.json",
@@ -83,12 +90,13 @@ rule prepare:
         ds=_ANY_NAME,
     params:
         source=lambda wc: source_of(REG.entry(wc.ds), DATA_ORDER),
+        entry=entry_digest,
         seed=config["seed"],
         test_size=DATA.get("test_size", 0.2),
     log:
         log_path("data/prepare_{ds}"),
     shell:
-        "{DATA_FXAI} prepare {wildcards.ds:q} --registry {input.registry} --raw-root data/raw"
+        "{DATA_FXAI} prepare {wildcards.ds:q} --registry {DATA_REGISTRY} --raw-root data/raw"
         " --out-dir data/prepared --source-order {params.source} --seed {params.seed}"
         " --test-size {params.test_size} > {log} 2>&1"
 
