@@ -1,0 +1,70 @@
+"""The data sub-commands end to end on a temp mirror: fetch, prepare, split, datasets-table."""
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from fxai.cli import main
+from fxai.data.errors import DataError
+from fxai.data.fetch import MIRROR_ENV, sha256_of
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    mirror = tmp_path / "mirror" / "toy"
+    mirror.mkdir(parents=True)
+    (mirror / "toy.csv").write_text("a,b,label\nx,1.5,p\ny,2.5,n\nx,3.5,p\ny,0.5,n\nx,1.0,n\n")
+    reg = {"version": 1, "datasets": {
+        "toy": {"title": "toy", "aliases": ["toy-alias"], "papers": ["xpg:table2"],
+                "format": "csv", "target": "label", "features": {"numeric": ["b"]},
+                "files": [{"name": "toy.csv", "mirror": "toy/toy.csv",
+                           "sha256": sha256_of(mirror / "toy.csv"), "urls": []}]},
+        "gone": {"title": "gone", "aliases": [], "papers": ["xpg:table1"], "format": "csv",
+                 "files": [{"name": "g.csv", "mirror": None, "sha256": None, "urls": []}]},
+        "bits": {"title": "bits", "aliases": [], "papers": [], "generator": {"name": "mux6"}},
+    }}
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "datasets.yaml").write_text(yaml.safe_dump(reg))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_fetch_prepare_split_table(workdir):
+    assert main(["fetch", "toy-alias", "--mirror", "mirror"]) == 0
+    man = json.loads((workdir / "data/raw/toy/manifest.json").read_text())
+    assert man["files"][0]["source"] == "mirror"
+    assert main(["prepare", "toy", "--source-order", "files"]) == 0
+    assert main(["prepare", "bits"]) == 0
+    for ds in ("toy", "bits"):
+        assert main(["split", ds, "--out", f"splits/{ds}.json", "--seed", "1"]) == 0
+    split = json.loads((workdir / "splits/toy.json").read_text())
+    assert split["dataset"] == "toy" and len(split["train"]) + len(split["test"]) == 5
+    assert main(["datasets-table", "toy", "bits", "--unavailable", "gone", "--source-order",
+                 "files,generated", "--out-dir", "tables"]) == 0
+    table = pd.read_csv(workdir / "tables/datasets.csv").set_index("dataset")
+    assert table.loc["toy", "source"] == "mirror"
+    assert table.loc["toy", "sha256"] == man["files"][0]["sha256"]
+    assert (table.loc["toy", "rows"], table.loc["toy", "categorical"]) == (5, 1)
+    assert table.loc["toy", "numeric"] == 1 and table.loc["toy", "class_balance"] == "60/40"
+    assert table.loc["bits", "source"] == "generated" and table.loc["bits", "binary"] == 6
+    assert table.loc["gone", "source"] == "unavailable"
+    assert "online only" in table.loc["gone", "note"]
+    assert (workdir / "tables/datasets.md").read_text().count("| toy |") == 1
+
+
+def test_unknown_dataset_names_known_ones(workdir):
+    with pytest.raises(DataError, match="unknown dataset 'nope'.*Known names: bits, gone, toy"):
+        main(["prepare", "nope"])
+
+
+def test_split_refuses_text_vocabulary_of_another_split(workdir):
+    assert main(["prepare", "bits"]) == 0
+    dom = workdir / "data/prepared/bits.domains.json"
+    doc = json.loads(dom.read_text())
+    dom.write_text(json.dumps({**doc, "vocabulary": {"seed": 0, "test_size": 0.2}}))
+    with pytest.raises(DataError, match="vocabulary was fitted on the split seed=0"):
+        main(["split", "bits", "--out", "s.json", "--seed", "1"])
+    assert main(["split", "bits", "--out", "s.json", "--seed", "0"]) == 0
