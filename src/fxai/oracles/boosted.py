@@ -161,8 +161,17 @@ class BoostedOracle(Oracle):
         self._starts = np.array(starts, dtype=np.int64)
         self._offset = self._sign * ens.base_margin
         self._pos = np.arange(len(vals))
+        self._col = np.full(self.n_features, -1, dtype=np.int64)
+        self._col[self._used] = np.arange(n)
+        vext = np.r_[self._v, 0]
+        self._cons = (self._clo <= vext[self._cf]) & (vext[self._cf] < self._chi)
+        self._by_feature = []  # per feature: leaves conditioned on it and their range on it
+        for c in range(n):
+            rows, d = np.nonzero(self._cf == c)
+            self._by_feature.append((rows, self._clo[rows, d], self._chi[rows, d]))
         self._cex = np.empty((0, n), dtype=np.int64)
-        self._proved = np.empty((0, n), dtype=bool)
+        self._cex_diff = np.empty((0, n), dtype=np.float32)  # 1 where a point differs from v
+        self._proved = np.empty((0, n), dtype=np.float32)  # 1 on the fixed features
 
     # ---- queries -----------------------------------------------------------------------
     def entails(self, fixed: Iterable[int]) -> bool:
@@ -171,55 +180,62 @@ class BoostedOracle(Oracle):
     def counterexample(self, fixed: Iterable[int]) -> list | None:
         self.calls += 1
         mask = self._fixed_mask(fixed)
-        v = self._v
-        if len(self._cex):
-            hit = ~((self._cex != v) & mask).any(axis=1)
-            if hit.any():
-                return self._point(self._cex[int(np.argmax(hit))])
-        if len(self._proved) and (~(self._proved & ~mask).any(axis=1)).any():
-            return None
+        m32 = mask.astype(np.float32)
+        if len(self._cex):  # a kept counterexample agreeing with v on the fixed features
+            hit = np.flatnonzero(self._cex_diff @ m32 == 0)
+            if hit.size:
+                return self._point(self._cex[hit[-1]])
+        if len(self._proved) and np.any(self._proved @ (1 - m32) == 0):
+            return None  # a proved entailing set is inside the fixed set
         point = self._search(mask)
         if point is None:
-            self._proved = np.vstack([self._proved, mask])[-_POOL:]
+            self._proved = np.vstack([self._proved, m32])[-_POOL:]
             return None
         self._cex = np.vstack([self._cex, point])[-_POOL:]
+        diff = (point != self._v).astype(np.float32)
+        self._cex_diff = np.vstack([self._cex_diff, diff])[-_POOL:]
         return self._point(point)
 
     def _fixed_mask(self, fixed: Iterable[int]) -> np.ndarray:
         mask = np.zeros(len(self._used), dtype=bool)
-        fixed = set(fixed)
-        for k, f in enumerate(self._used):
-            if f in fixed:
-                mask[k] = True
+        idx = self._col[np.fromiter(fixed, dtype=np.int64)]
+        mask[idx[idx >= 0]] = True
         return mask
 
     def _point(self, ints: np.ndarray) -> list:
         """A full point (original feature space) from compressed intervals of used features."""
         p = list(self.instance)
-        for k, f in enumerate(self._used):
-            if ints[k] != self._v[k]:
-                p[f] = self._reps[k][int(self._allowed[k][ints[k]])]
+        for k in np.flatnonzero(ints != self._v):
+            p[self._used[k]] = self._reps[k][int(self._allowed[k][ints[k]])]
         return p
 
-    def _bound(self, lo: np.ndarray, hi: np.ndarray) -> tuple[float, np.ndarray]:
-        """Lower bound of obj in the box and the best reachable leaf of each tree."""
-        reach = ((lo[self._cf] < self._chi) & (hi[self._cf] > self._clo)).all(axis=1)
+    def _bound(self, reach: np.ndarray) -> tuple[float, np.ndarray]:
+        """Lower bound of obj over the reachable leaves, and each tree's best such leaf."""
         first = np.minimum.reduceat(np.where(reach, self._pos, len(self._pos)), self._starts)
         return float(self._val[first].sum()) + self._offset, first
 
     def _pruned(self, bound: float) -> bool:
         return bound > 0 if self.ties == "change" else bound >= 0
 
+    def _split(self, reach: np.ndarray, c: int, s: int, side: int) -> np.ndarray:
+        """Reachable leaves once feature c is restricted below (side 0) or from (1) s."""
+        rows, flo, fhi = self._by_feature[c]
+        out = reach.copy()
+        out[rows] &= (flo < s) if side == 0 else (fhi > s)
+        return out
+
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
+        """Depth-first branch and bound; a counterexample (compressed intervals) or None."""
         n = len(self._used)
         lo = np.zeros(n + 1, dtype=np.int64)
         hi = self._size.copy()
         lo[:n][mask] = self._v[mask]
         hi[:n][mask] = self._v[mask] + 1
-        bound, first = self._bound(lo, hi)
-        stack = [] if self._pruned(bound) else [(lo, hi, first)]
+        reach = (self._cons | ~np.r_[mask, True][self._cf]).all(axis=1)
+        bound, first = self._bound(reach)
+        stack = [] if self._pruned(bound) else [(lo, hi, reach, first)]
         while stack:
-            lo, hi, first = stack.pop()
+            lo, hi, reach, first = stack.pop()
             L, H = lo.copy(), hi.copy()
             cf = self._cf[first].ravel()
             np.maximum.at(L, cf, self._clo[first].ravel())
@@ -233,16 +249,17 @@ class BoostedOracle(Oracle):
             s = int(H[c])
             children = []
             for side in (0, 1):
-                clo, chi = lo.copy(), hi.copy()
-                if side == 0:
-                    chi[c] = s
-                else:
-                    clo[c] = s
-                b, f = self._bound(clo, chi)
+                r = self._split(reach, c, s, side)
+                b, f = self._bound(r)
                 if not self._pruned(b):
-                    children.append((b, clo, chi, f))
+                    clo, chi = lo.copy(), hi.copy()
+                    if side == 0:
+                        chi[c] = s
+                    else:
+                        clo[c] = s
+                    children.append((b, clo, chi, r, f))
             children.sort(key=lambda ch: -ch[0])  # best (lowest bound) popped first
-            stack.extend((clo, chi, f) for _, clo, chi, f in children)
+            stack.extend(ch[1:] for ch in children)
         return None
 
 
