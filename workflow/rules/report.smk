@@ -1,1 +1,180 @@
-# report rules (see DESIGN.md)
+# report rules: figures the papers lack (NBC, XpG), an HTML page per table, provenance, and
+# the registration of every table and figure of all parts for `snakemake --report`.
+# Included last, so OUTPUTS already holds the other parts' final targets. Their tables and
+# figures are marked with report(...) as *inputs* of rule report_index (snakemake reads the
+# report flag on inputs too), so no part has to change its rules and nothing is copied.
+import re
+import sys
+from pathlib import Path
+
+from fxai.report.figures import FIGURES as REPORT_FIGURES
+from fxai.report.provenance import git_commit as report_git_commit
+from fxai.report.provenance import versions as report_versions
+from fxai.report.results import section_of as report_section_of
+
+
+validate(config["report"], "../schemas/report.schema.yaml")
+
+
+report: "../report/workflow.rst"
+
+
+REPORT_DIR = f"{RESULTS}/report"
+REPORT_CLI = f"{sys.executable} -m fxai.commands.report"  # lighter than -m fxai.cli
+REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
+REPORT_CATEGORIES = {
+    "data": "1 Data",
+    "nbc": "2 NBC: delta-relevant sets",
+    "xpg": "3 XpG: decision graphs",
+    "ffa": "4 FFA: anytime attribution",
+    "other": "5 Other",
+}
+
+
+def _report_flat(items):
+    for item in items:
+        if isinstance(item, (list, tuple)):
+            yield from _report_flat(item)
+        else:
+            yield str(item)
+
+
+REPORT_PART_OUTPUTS = list(dict.fromkeys(_report_flat(OUTPUTS)))  # the other parts' targets
+
+
+def report_part_outputs(section):
+    """The other parts' final targets that belong to a section (by folder or file name)."""
+    return [f for f in REPORT_PART_OUTPUTS if report_section_of(f) == section]
+
+
+def report_table_sources():
+    """Table name -> the file a part lists for it (its .csv, else its .md/.tex twin)."""
+    found = {}
+    for f in REPORT_PART_OUTPUTS:
+        p = Path(f)
+        if p.parent != Path(RESULTS, "tables") or p.suffix not in (".csv", ".md", ".tex"):
+            continue
+        if p.stem.endswith((".fidelity", ".missing")):
+            continue
+        if p.stem not in found or p.suffix == ".csv":
+            found[p.stem] = f
+    return found
+
+
+REPORT_TABLES = report_table_sources()
+REPORT_MY_FIGURES = [
+    f"{RESULTS}/figures/{name}.png" for name in config["report"]["figures"]
+]
+REPORT_FIGURE_FILES = list(
+    dict.fromkeys(
+        [
+            f
+            for f in REPORT_PART_OUTPUTS
+            if f.endswith(".png") and Path(RESULTS, "figures") in Path(f).parents
+        ]
+        + REPORT_MY_FIGURES
+    )
+)
+
+
+def report_caption(path):
+    """workflow/report/<name>.rst when it exists, else the section's generic caption."""
+    name = Path(path).stem
+    if (REPORT_RST / f"{name}.rst").is_file():
+        return f"../report/{name}.rst"
+    return f"../report/{report_section_of(path)}.rst"
+
+
+def report_flag(path, kind):
+    section = report_section_of(path)
+    return report(
+        path,
+        caption=report_caption(path),
+        category=REPORT_CATEGORIES[section],
+        subcategory="Figures" if kind == "figure" else "Tables",
+        labels={"name": Path(path).stem, "part": section, "kind": kind},
+    )
+
+
+def report_alternation(names):
+    return "|".join(re.escape(n) for n in names) or "$^"
+
+
+rule report_figure:
+    """One figure of fxai.report.figures, drawn from results/<profile>/runs/<section>/."""
+    input:
+        lambda wc: report_part_outputs(REPORT_FIGURES[wc.fig][0]),
+    output:
+        png=f"{RESULTS}/figures/{{fig}}.png",
+        pdf=f"{RESULTS}/figures/{{fig}}.pdf",
+    wildcard_constraints:
+        fig=report_alternation(REPORT_FIGURES),
+    params:
+        cli=REPORT_CLI,
+        results=RESULTS,
+    log:
+        log_path("report/figure_{fig}"),
+    shell:
+        "{params.cli} figure {wildcards.fig} --results {params.results} > {log} 2>&1"
+
+
+rule report_table_html:
+    """An HTML page of a table with its fidelity summary (the report shows HTML inline)."""
+    input:
+        lambda wc: REPORT_TABLES[wc.name],
+    output:
+        f"{REPORT_DIR}/tables/{{name}}.html",
+    wildcard_constraints:
+        name=report_alternation(REPORT_TABLES),
+    params:
+        cli=REPORT_CLI,
+    log:
+        log_path("report/table_{name}"),
+    shell:
+        "{params.cli} table-html {input} --out {output} > {log} 2>&1"
+
+
+rule report_provenance:
+    """Versions, commit, platform and the whole config of this run."""
+    output:
+        json=f"{REPORT_DIR}/provenance.json",
+        html=f"{REPORT_DIR}/provenance.html",
+    params:
+        versions=report_versions(),
+        commit=report_git_commit(),
+    run:
+        from fxai.report.provenance import write
+
+        write(config, output.json, output.html)
+
+
+rule report_index:
+    """Registers every table and figure for `snakemake --report` and writes an index."""
+    input:
+        figures=[report_flag(f, "figure") for f in REPORT_FIGURE_FILES],
+        tables=[
+            report_flag(f"{REPORT_DIR}/tables/{name}.html", "table") for name in REPORT_TABLES
+        ],
+        provenance=report(
+            f"{REPORT_DIR}/provenance.html",
+            caption="../report/provenance.rst",
+            category="6 Provenance",
+            labels={"name": "provenance", "part": "report", "kind": "table"},
+        ),
+        provenance_json=f"{REPORT_DIR}/provenance.json",
+    output:
+        f"{REPORT_DIR}/index.md",
+    params:
+        cli=REPORT_CLI,
+        results=RESULTS,
+        versions=report_versions(),
+        commit=report_git_commit(),
+    log:
+        log_path("report/index"),
+    shell:
+        "{params.cli} index {input.figures} {input.tables} --results {params.results}"
+        " --provenance {input.provenance_json} --out {output} > {log} 2>&1"
+
+
+if config["report"]["enabled"]:
+    OUTPUTS.extend(rules.report_index.output)

@@ -19,6 +19,17 @@ import pandas as pd
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
+SECTIONS = ("data", "nbc", "xpg", "ffa")
+
+
+def section_of(path: str | Path) -> str:
+    """The part a table or figure belongs to, from its file name (``nbc_...`` -> ``nbc``) or a
+    folder of that name in its path; ``other`` when neither says."""
+    p = Path(path)
+    head = p.name.split("_", 1)[0].split(".", 1)[0].lower()
+    if head in SECTIONS:
+        return head
+    return next((part for part in reversed(p.parts[:-1]) if part in SECTIONS), "other")
 
 
 def read_records(path: str | Path) -> list[dict]:

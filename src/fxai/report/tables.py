@@ -199,7 +199,7 @@ def _cell(value: object, missing: str) -> str:
     return str(value)
 
 
-def _display(df: pd.DataFrame) -> pd.DataFrame:
+def display_cells(df: pd.DataFrame) -> pd.DataFrame:
     """Cells as strings; our empty cells of published-only rows read "missing"."""
     out = pd.DataFrame(index=df.index)
     pub_only = df[MATCH].eq("published only") if MATCH in df.columns else None
@@ -215,7 +215,7 @@ def _display(df: pd.DataFrame) -> pd.DataFrame:
 
 def to_markdown(df: pd.DataFrame, caption: str | None = None) -> str:
     """A GitHub-style Markdown table (with an optional caption line above it)."""
-    shown = _display(df)
+    shown = display_cells(df)
     head = "| " + " | ".join(shown.columns) + " |"
     sep = "|" + "|".join("---" for _ in shown.columns) + "|"
     body = ["| " + " | ".join(r) + " |" for r in shown.itertuples(index=False)]
@@ -241,7 +241,7 @@ _TEX_ESCAPE = str.maketrans(
 
 def to_latex(df: pd.DataFrame, caption: str | None = None, label: str | None = None) -> str:
     """A booktabs ``table`` environment (needs ``\\usepackage{booktabs}``)."""
-    shown = _display(df)
+    shown = display_cells(df)
 
     def esc(s: str) -> str:
         return s.translate(_TEX_ESCAPE)

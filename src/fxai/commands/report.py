@@ -1,0 +1,82 @@
+"""Report outputs: figures from run files, HTML pages of tables, the index of a results folder.
+
+fxai report figure nbc_length_vs_delta --results results/default
+fxai report table-html results/default/tables/xpg_dt.csv --out report/tables/xpg_dt.html
+fxai report index --results results/default --out results/default/report/index.md FILE...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+from fxai.report import figures, html
+from fxai.report.results import section_of
+
+LOG = logging.getLogger("fxai.report")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True)
+    f = sub.add_parser("figure", help="draw one figure from results/<profile>/runs")
+    f.add_argument("name", choices=sorted(figures.FIGURES))
+    f.add_argument("--results", required=True, help="results folder, e.g. results/default")
+    f.add_argument("--out", help="output folder (default <results>/figures)")
+    t = sub.add_parser("table-html", help="HTML page of a table (with fidelity, missing rows)")
+    t.add_argument("table", help="tables/<name>.csv (or its .md/.tex twin)")
+    t.add_argument("--out", required=True, help="HTML file to write")
+    i = sub.add_parser("index", help="Markdown index of the report's tables and figures")
+    i.add_argument("files", nargs="*", help="the files in the report")
+    i.add_argument("--results", required=True)
+    i.add_argument("--provenance", help="provenance JSON (fxai.report.provenance)")
+    i.add_argument("--out", required=True)
+
+
+def write_index(files: list[str], results: str, out: str, provenance: str | None) -> None:
+    root = Path(results)
+    lines = [f"# Results index: `{root}`", ""]
+    if provenance:
+        prov = json.loads(Path(provenance).read_text())
+        lines += [
+            f"Profile `{prov.get('profile')}`, seed {prov.get('seed')}, commit "
+            f"`{prov.get('commit')}`, {prov.get('platform')}.",
+            "",
+            "Versions: " + ", ".join(f"{k} {v}" for k, v in prov.get("versions", {}).items()),
+            "",
+        ]
+    by_section: dict[str, list[str]] = {}
+    for f in files:
+        by_section.setdefault(section_of(f), []).append(f)
+    for section in sorted(by_section):
+        lines += [f"## {section}", ""]
+        for f in sorted(by_section[section]):
+            p = Path(f)
+            rel = p.relative_to(root) if p.is_relative_to(root) else p
+            lines.append(f"- [`{rel}`]({rel})")
+        lines.append("")
+    lines.append(f"Open the full report: `snakemake --report {root}/report.html`.")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text("\n".join(lines) + "\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.action == "figure":
+        paths = figures.make_figure(args.name, args.results, args.out)
+        LOG.info("wrote %s", ", ".join(map(str, paths)))
+    elif args.action == "table-html":
+        LOG.info("wrote %s", html.table_page(args.table, args.out))
+    else:
+        write_index(args.files, args.results, args.out, args.provenance)
+        LOG.info("wrote %s", args.out)
+    return 0
+
+
+if __name__ == "__main__":  # `python -m fxai.commands.report ...`: skips importing every command
+    import sys
+
+    parser = argparse.ArgumentParser(prog="fxai report", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    sys.exit(run(parser.parse_args()))

@@ -1,0 +1,67 @@
+"""HTML table pages, provenance and the results index written for the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from fxai.commands.report import write_index
+from fxai.report import html, provenance
+from fxai.report.results import section_of
+from fxai.report.tables import write_table
+
+
+def test_table_page_with_reference(tmp_path: Path) -> None:
+    ours = pd.DataFrame({"dataset": ["iris", "mux6"], "n_nodes": [23, 9], "depth": [5, 4]})
+    write_table(
+        ours,
+        "xpg_dt",
+        tmp_path,
+        reference="xpg_table2_dt",
+        missing_reason={"adult": "paper profile only"},
+    )
+    out = html.table_page(tmp_path / "xpg_dt.md", tmp_path / "page" / "xpg_dt.html")
+    text = out.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "<title>xpg_dt</title>" in text
+    assert '<td class="key">iris</td>' in text
+    assert '<td class="published">23</td>' in text
+    assert '<tr class="published-only"><td class="key">adult</td>' in text
+    assert "Fidelity to the published values" in text and "paper profile only" in text
+
+
+def test_table_page_plain_and_missing(tmp_path: Path) -> None:
+    pd.DataFrame({"dataset": ["a<b"], "v": [1.5]}).to_csv(tmp_path / "t.csv", index=False)
+    text = html.table_page(tmp_path / "t.csv", tmp_path / "t.html").read_text()
+    assert "a&lt;b" in text and "Fidelity" not in text
+    with pytest.raises(FileNotFoundError):
+        html.table_page(tmp_path / "absent.csv", tmp_path / "x.html")
+
+
+def test_provenance_files(tmp_path: Path) -> None:
+    cfg = {"profile": "toy", "seed": 3, "nbc": {"datasets": ["iris"]}}
+    prov = provenance.write(cfg, tmp_path / "p.json", tmp_path / "p.html")
+    assert json.loads((tmp_path / "p.json").read_text())["config"] == cfg
+    assert prov["versions"]["numpy"] == __import__("numpy").__version__
+    assert prov["seed"] == 3 and "datasets: [iris]" in (tmp_path / "p.html").read_text()
+
+
+def test_section_of() -> None:
+    assert section_of("results/default/figures/nbc_precision.png") == "nbc"
+    assert section_of("results/default/figures/ffa/error_mnist.png") == "ffa"
+    assert section_of("results/default/tables/datasets.csv") == "other"
+    assert section_of("results/default/tables/data_sets.csv") == "data"
+
+
+def test_index(tmp_path: Path) -> None:
+    root = tmp_path / "res"
+    prov = tmp_path / "p.json"
+    provenance.write({"profile": "toy", "seed": 0}, prov, tmp_path / "p.html")
+    files = [f"{root}/figures/xpg_runtime.png", f"{root}/report/tables/nbc_t7.html"]
+    write_index(files, str(root), str(tmp_path / "index.md"), str(prov))
+    text = (tmp_path / "index.md").read_text()
+    assert "Profile `toy`, seed 0" in text
+    assert "## nbc\n\n- [`report/tables/nbc_t7.html`](report/tables/nbc_t7.html)" in text
+    assert "## xpg" in text
