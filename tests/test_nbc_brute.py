@@ -8,7 +8,7 @@ from fxai import oracles
 from fxai.explain.paxp import approx_paxp
 from fxai.models.nbc import XLC, train
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
-from fxai.verify.nbc import check_approx_paxp, check_axp, true_precision
+from fxai.verify.nbc import PrecisionChecker, check_approx_paxp, check_axp
 
 
 def random_nbc(seed: int, n: int, max_dom: int = 4):
@@ -71,7 +71,9 @@ def test_counts_exact_for_scaled_model_and_bounds_bracket(seed, n, decimals):
         p = b_real.precision(s)
         lo, hi = o.precision_bounds(s, decimals)
         assert lo - 1e-12 <= p <= hi + 1e-12
-        assert true_precision(model, x, s) == p
+        assert PrecisionChecker(model, x).interval(s) == (p, p)  # exact enumeration
+        lo, hi = PrecisionChecker(model, x, exact_limit=0).interval(s, 3)  # histograms
+        assert lo - 1e-12 <= p <= hi + 1e-12
 
 
 @settings(max_examples=40, deadline=None)
@@ -87,7 +89,8 @@ def test_approx_paxp_against_brute(seed, n, delta):
     assert kept <= set(axp)
     assert b.precision(kept) >= delta
     assert all(b.precision(kept - {i}) < delta for i in kept)
-    assert check_approx_paxp(model, x, axp, kept, delta) == (True, b.precision(kept))
+    p = b.precision(kept)
+    assert check_approx_paxp(PrecisionChecker(model, x), axp, kept, delta) == (True, (p, p))
     # the paper's mode decides with the scaled DP: minimal w.r.t. the scaled model
     paper = approx_paxp(oracles.for_model(model, x), delta, seed=axp, order=order)
     scaled = oracles.for_model(model, x).xlc.scaled(3)
@@ -104,13 +107,14 @@ def test_checker_rejects_wrong_explanations(seed, n):
     model, doms, x = random_nbc(seed, n)
     o = oracles.for_model(model, x)
     axp = o.axp()
-    assert check_approx_paxp(model, x, axp, axp, 1.0) == (True, 1.0)  # an AXp is a 1-PAXp
+    checker = PrecisionChecker(model, x)
+    assert check_approx_paxp(checker, axp, axp, 1.0) == (True, (1.0, 1.0))  # a 1-PAXp
     if axp:
         assert not check_axp(model, x, axp[1:])  # not sufficient
     extra = [i for i in range(n) if i not in axp]
     if extra:
         assert not check_axp(model, x, axp + extra[:1])  # not minimal
-        assert check_approx_paxp(model, x, axp, axp + extra[:1], 0.5)[0] is False
+        assert check_approx_paxp(checker, axp, axp + extra[:1], 0.5)[0] is False
 
 
 def test_xlc_rejects_bad_input():

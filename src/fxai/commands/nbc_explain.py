@@ -14,7 +14,7 @@ from fxai.commands.nbc_train import read_prepared, read_split
 from fxai.explain.paxp import approx_paxp
 from fxai.models import nbc
 from fxai.oracles.nbc import NBCOracle
-from fxai.verify.nbc import check_approx_paxp, check_axp
+from fxai.verify.nbc import PrecisionChecker, check_approx_paxp, check_axp
 
 log = logging.getLogger("fxai.nbc")
 
@@ -32,36 +32,42 @@ def _combine(flags: list[bool | None]) -> bool | None:
     return None if any(f is None for f in flags) else True
 
 
-def paxp_record(model, x, axp: list[int], delta: float, target: int, decimals: int) -> dict:
+def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: float,
+                target: int, decimals: int) -> dict:
     """One ApproxPAXp setting: trimmed only when ``|AXp| > target`` (paper, Section 5.1).
 
     The paper's decision uses the scaled DP. The result is then checked independently on
     the real-valued model; if the scaled DP made it accept a set of true precision < δ (or
     reject a removal that keeps precision ≥ δ), the set is recomputed with the oracle's
     sound decision (error-bounded counting) and the DP's set is kept as ``features_dp``.
+    ``precision`` is the real model's (exact, or the midpoint of a bracket of half-width
+    ``precision_err``).
     """
     rec: dict = {"delta": delta, "target": target, "trimmed": len(axp) > target}
     if not rec["trimmed"]:
         o = NBCOracle(model, x, decimals)
-        rec.update(features=list(axp), precision=1.0, precision_dp=o.precision(axp),
-                   time_s=0.0, verified=True, dp_unsound=False, repaired=False)
+        rec.update(features=list(axp), precision=1.0, precision_err=0.0,
+                   precision_dp=o.precision(axp), time_s=0.0, verified=True,
+                   dp_unsound=False, repaired=False)
         return rec
     t0 = time.perf_counter()
     o = NBCOracle(model, x, decimals)
     order = sorted(axp, key=lambda i: (o.deltas[i], i))
     res = approx_paxp(o, delta, seed=axp, order=order)
     t_dp = time.perf_counter() - t0
-    ok, p = check_approx_paxp(model, x, axp, res.features, delta)
-    rec.update(features=res.features, precision=p, precision_dp=res.precision, time_s=t_dp,
-               dp_unsound=p is not None and p < delta, repaired=False, verified=ok)
+    ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
+    rec.update(features=res.features, precision=(lo + hi) / 2, precision_err=(hi - lo) / 2,
+               precision_dp=res.precision, time_s=t_dp, dp_unsound=hi < delta,
+               repaired=False, verified=ok)
     if ok is False:
         t0 = time.perf_counter()
         sound = approx_paxp(o, delta, seed=axp, order=order, sound=True)
         t_sound = time.perf_counter() - t0
-        ok2, p2 = check_approx_paxp(model, x, axp, sound.features, delta)
-        rec.update(features_dp=res.features, precision_dp_set=p, features=sound.features,
-                   precision=p2, precision_dp=o.precision(sound.features),
-                   time_s=t_dp + t_sound, repaired=True, verified=ok2)
+        ok2, (lo2, hi2) = check_approx_paxp(checker, axp, sound.features, delta)
+        rec.update(features_dp=res.features, features=sound.features,
+                   precision=(lo2 + hi2) / 2, precision_err=(hi2 - lo2) / 2,
+                   precision_dp=o.precision(sound.features), time_s=t_dp + t_sound,
+                   repaired=True, verified=ok2)
     return rec
 
 
@@ -71,7 +77,9 @@ def explain_instance(model, ds: str, row: int, x, deltas, targets, decimals: int
     axp = o.axp()
     t_axp = time.perf_counter() - t0
     axp_ok = check_axp(model, x, axp)
-    settings = [paxp_record(model, x, axp, d, t, decimals) for d in deltas for t in targets]
+    checker = PrecisionChecker(model, x)
+    settings = [paxp_record(model, checker, x, axp, d, t, decimals)
+                for d in deltas for t in targets]
     return {
         "dataset": ds, "model": "nbc", "instance": int(row), "x": [int(v) for v in x],
         "prediction": int(model.classes_[o.prediction]), "status": "done",
@@ -102,7 +110,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    X, _, _, doc = read_prepared(args.data)
+    X, _, _, name = read_prepared(args.data)
     _, test_ids = read_split(args.split)
     model = nbc.load(args.model)
     rows = pick_instances(test_ids, args.instances, args.seed)
@@ -116,21 +124,21 @@ def run(args: argparse.Namespace) -> int:
         work.write_text("".join(ln + "\n" for ln in good))
     done = done_instances(work)
     todo = [r for r in rows if r not in done]
-    log.info("%s: %d instances, %d already done", doc["name"], len(rows), len(rows) - len(todo))
+    log.info("%s: %d instances, %d already done", name, len(rows), len(rows) - len(todo))
     with work.open("a") as fh:
         for k, row in enumerate(todo, 1):
             try:
-                rec = explain_instance(model, doc["name"], row, X[row], args.deltas,
+                rec = explain_instance(model, name, row, X[row], args.deltas,
                                        args.targets, args.decimals)
             except Exception as err:  # recorded, the run goes on
                 log.exception("instance %d failed", row)
-                rec = {"dataset": doc["name"], "model": "nbc", "instance": int(row),
+                rec = {"dataset": name, "model": "nbc", "instance": int(row),
                        "x": [int(v) for v in X[row]], "status": "error", "error": repr(err),
                        "time_s": None, "verified": None}
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
             if k % 25 == 0 or k == len(todo):
-                log.info("%s: %d/%d instances", doc["name"], k, len(todo))
+                log.info("%s: %d/%d instances", name, k, len(todo))
     work.replace(out)
     return 0
 

@@ -3,43 +3,36 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from fxai.data import prepared
 from fxai.models import nbc
 
 log = logging.getLogger("fxai.nbc")
 
 
-def read_prepared(csv: str | Path) -> tuple[np.ndarray, np.ndarray, list[int], dict]:
-    """``(X, y, domain sizes, domains document)`` of a prepared table with categorical codes.
+def read_prepared(csv: str | Path) -> tuple[np.ndarray, np.ndarray, list[int], str]:
+    """``(X, y, domain sizes, dataset name)`` of ``data/prepared/<ds>.csv``.
 
-    Reads ``<ds>.csv`` and ``<ds>.domains.json`` (the shared data contract). The NBC needs
-    every feature categorical, binary or discretised.
+    The NBC needs every feature categorical, binary or discretised, and two classes.
     """
     csv = Path(csv)
-    doc = json.loads(csv.with_suffix(".domains.json").read_text())
-    numeric = [f["name"] for f in doc["features"] if f["type"] == "numeric"]
+    p = prepared.load(csv.stem, csv.parent)
+    numeric = [f["name"] for f in p.domains if f["type"] == "numeric"]
     if numeric:
         raise ValueError(f"{csv}: the NBC needs categorical/discretised features; numeric: "
                          f"{numeric[:5]} (use a discretised variant of the dataset)")
-    df = pd.read_csv(csv)
-    X = df.drop(columns="target").to_numpy(dtype=np.int64)
-    y = df["target"].to_numpy(dtype=np.int64)
-    sizes = [len(f["values"]) for f in doc["features"]]
-    if len(doc["target"]["classes"]) != 2:
-        raise ValueError(f"{csv}: the NBC paper's setting is binary; "
-                         f"{len(doc['target']['classes'])} classes")
-    return X, y, sizes, doc
+    if len(p.classes) != 2:
+        raise ValueError(f"{csv}: the NBC paper's setting is binary; {len(p.classes)} classes")
+    return p.X, p.y, [len(f["values"]) for f in p.domains], p.name
 
 
 def read_split(path: str | Path) -> tuple[list[int], list[int]]:
-    s = json.loads(Path(path).read_text())
-    return list(s["train"]), list(s["test"])
+    train, test = prepared.load_split(path)
+    return [int(i) for i in train], [int(i) for i in test]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    X, y, sizes, doc = read_prepared(args.data)
+    X, y, sizes, name = read_prepared(args.data)
     train_ids, test_ids = read_split(args.split)
     model = nbc.train(X[train_ids], y[train_ids], sizes, alpha=args.alpha)
     xlc = nbc.XLC.from_categorical_nb(model)
@@ -62,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         return float(np.mean(pred(X[ids]) == y[ids])) if ids else None
 
     meta = {
-        "dataset": doc["name"], "family": "nbc", "model": "sklearn CategoricalNB",
+        "dataset": name, "family": "nbc", "model": "sklearn CategoricalNB",
         "alpha": args.alpha, "n_features": len(sizes), "domain_sizes": sizes,
         "n_train": len(train_ids), "n_test": len(test_ids),
         "accuracy_train": acc(model.predict, train_ids),
@@ -72,6 +65,6 @@ def run(args: argparse.Namespace) -> int:
         "scaled_accuracy_test": acc(scaled.predict, test_ids),
     }
     nbc.save(model, args.out, meta)
-    log.info("%s: NBC train acc %.4f, test acc %s", doc["name"], meta["accuracy_train"],
+    log.info("%s: NBC train acc %.4f, test acc %s", name, meta["accuracy_train"],
              meta["accuracy_test"])
     return 0

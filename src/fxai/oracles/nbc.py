@@ -56,10 +56,15 @@ class _CountDP:
             self.cache[frozenset()] = start
 
     def _convolve(self, dist: np.ndarray, i: int) -> np.ndarray:
-        out = np.zeros_like(dist)
-        for v, p in zip(*self.taps[i], strict=True):
-            if v < dist.size:
-                out[v:] += p * dist[: dist.size - v]
+        vals, probs = self.taps[i]  # vals[0] == 0 (shifted), increasing
+        out = dist * probs[0]
+        tmp = np.empty_like(dist)
+        for v, p in zip(vals[1:], probs[1:], strict=True):
+            if v >= dist.size:
+                break
+            n = dist.size - v
+            np.multiply(dist[:n], p, out=tmp[:n])
+            out[v:] += tmp[:n]
         return out
 
     def _dist(self, free: frozenset[int]) -> np.ndarray:
