@@ -114,12 +114,14 @@ for _family, _names, _table in (
             table=_table,
             cap=XPG_CAP_ARG,
             why=XPG.get("missing_reason", "not run in this profile"),
+            clock=XPG.get("clock", "wall"),
         log:
             log_path(f"xpg/{_table}"),
         shell:
             "{XPG_FXAI} xpg-table --family {params.family} --runs {input.runs}"
             " --metas {input.metas} --out-dir {RESULTS}/tables --name {params.table}"
             " --reference {params.table} {params.cap} --missing-reason '{params.why}'"
+            " --clock {params.clock}"
             " > {log} 2>&1"
 
     if _names:
