@@ -51,7 +51,8 @@ def test_provenance_files(tmp_path: Path) -> None:
 def test_section_of() -> None:
     assert section_of("results/default/figures/nbc_precision.png") == "nbc"
     assert section_of("results/default/figures/ffa/error_mnist.png") == "ffa"
-    assert section_of("results/default/tables/datasets.csv") == "other"
+    assert section_of("results/default/tables/datasets.csv") == "data"
+    assert section_of("results/default/tables/summary.csv") == "other"
     assert section_of("results/default/tables/data_sets.csv") == "data"
 
 

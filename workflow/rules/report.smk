@@ -39,7 +39,20 @@ def _report_flat(items):
             yield str(item)
 
 
-REPORT_PART_OUTPUTS = list(dict.fromkeys(_report_flat(OUTPUTS)))  # the other parts' targets
+def _report_part_outputs():
+    """The other parts' final targets plus the other outputs of the rules making them (e.g. a
+    summary table a part writes beside its main table but does not list in OUTPUTS)."""
+    targets = list(dict.fromkeys(_report_flat(OUTPUTS)))
+    wanted = set(targets)
+    for r in workflow.rules:
+        files = [str(f) for f in r.output]
+        if wanted.intersection(files):
+            targets += [f for f in files if f not in wanted and "{" not in f]
+            wanted.update(files)
+    return targets
+
+
+REPORT_PART_OUTPUTS = _report_part_outputs()  # report.smk is included last
 
 
 def report_part_outputs(section):

@@ -29,6 +29,8 @@ def section_of(path: str | Path) -> str:
     head = p.name.split("_", 1)[0].split(".", 1)[0].lower()
     if head in SECTIONS:
         return head
+    if head == "datasets":
+        return "data"
     return next((part for part in reversed(p.parts[:-1]) if part in SECTIONS), "other")
 
 
