@@ -35,14 +35,15 @@ def brute(model, x, domains):
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 10**6))
-def test_checker_agrees_with_brute_force(seed):
+@given(seed=st.integers(0, 10**6), samples=st.sampled_from([0, 64]))
+def test_checker_agrees_with_brute_force(seed, samples):
+    """Exact with the MILP alone (samples=0) and with sampled counterexamples first."""
     model, x, domains = random_model(seed)
     margin = model.get_booster().inplace_predict(
         np.asarray([x], np.float32), predict_type="margin")
     assume(margin[0] != 0)  # a tied instance has no class under ties="change"
     bf = brute(model, x, domains)
-    ch = BoostedChecker(model, domains=domains)
+    ch = BoostedChecker(model, domains=domains, samples=samples)
     n = len(x)
     subsets = [s for k in range(n + 1) for s in itertools.combinations(range(n), k)]
     for s in subsets:

@@ -54,9 +54,13 @@ def _leaves_under(nodes: dict, leaves: dict[str, int], node_id: str) -> list[int
 
 
 class BoostedChecker:
-    """MILP-based exact checks for one XGBoost binary model (reusable across instances)."""
+    """MILP-based exact checks for one XGBoost binary model (reusable across instances).
 
-    def __init__(self, model, ties: str = "change", domains: Sequence | None = None):
+    ``samples`` random points (seeded) are tried before each MILP; 0 = MILP only."""
+
+    def __init__(self, model, ties: str = "change", domains: Sequence | None = None,
+                 samples: int = 256, sample_seed: int = 0):
+        self.samples, self.sample_seed = samples, sample_seed
         if ties not in ("change", "keep"):
             raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
         self.booster = _as_booster(model)
@@ -150,13 +154,39 @@ class BoostedChecker:
             raise ValueError("the instance has margin exactly 0 (tied scores)")
         return int(m > 0)
 
+    def _sampled(self, x: list[float], fixed: set[int], c: int) -> list | None:
+        """A counterexample among random points (one value per threshold interval or
+        domain value of each free feature), scored in one XGBoost call; or None."""
+        free = [f for f in self.used if f not in fixed]
+        if not free:
+            return None
+        rng = np.random.default_rng(self.sample_seed)
+        pts = np.tile(np.asarray(x, dtype=np.float32), (self.samples, 1))
+        for f in free:
+            if self.domains is not None and self.domains[f] is not None:
+                choices = np.asarray(self.domains[f], dtype=np.float32)
+            else:
+                T = self.thresholds[f]
+                choices = np.r_[T[0] - np.float32(1), T].astype(np.float32)
+            pts[:, f] = rng.choice(choices, self.samples)
+        m = self.booster.inplace_predict(pts, predict_type="margin")
+        bad = np.flatnonzero(np.where(m == 0, self.ties == "change", (m > 0) != bool(c)))
+        return None if bad.size == 0 else [float(v) for v in pts[bad[0]]]
+
     def counterexample(self, x: Sequence, fixed: Iterable[int]) -> list | None:
-        """A point agreeing with ``x`` on ``fixed`` whose class differs, or None."""
+        """A point agreeing with ``x`` on ``fixed`` whose class differs, or None.
+
+        Random points are tried first (a hit is checked by XGBoost itself); the MILP
+        decides when they find none."""
         x = [float(v) for v in x]
         if len(x) != self.n_features:
             raise ValueError(f"instance has {len(x)} values, the model {self.n_features}")
         c = self.prediction(x)
         fixed = set(fixed)
+        if self.samples:
+            hit = self._sampled(x, fixed, c)
+            if hit is not None:
+                return hit
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
         for (f, j), var in self._zvar.items():
             if f in fixed:
