@@ -164,3 +164,32 @@ def test_split_seeded_stratified_disjoint(tmp_path):
     assert json.loads(path.read_text())["dataset"] == "toy"
     with pytest.raises(DataError, match="test_size"):
         make_split(y, 1.5)
+
+
+def test_mat_member_of_a_zip_and_arff(tmp_path):
+    import io
+    import zipfile
+
+    from scipy.io import savemat
+
+    buf = io.BytesIO()
+    savemat(buf, {"inputs": np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0]]),
+                  "labels": np.array([[1], [0], [1]])})
+    with zipfile.ZipFile(tmp_path / "mails.zip", "w") as z:
+        z.writestr("MATLAB/dbworld_bodies.mat", buf.getvalue())
+    (tmp_path / "m" / "toy").mkdir(parents=True)
+    (tmp_path / "mails.zip").rename(tmp_path / "m" / "toy" / "mails.zip")
+    reg = make(tmp_path, "unused", filename="unused.csv", format="mat", target="target",
+               features={"default": "binary"},
+               mat={"member": "dbworld_bodies.mat", "features": "inputs", "target": "labels"},
+               files=[{"name": "mails.zip", "mirror": "toy/mails.zip", "sha256": None,
+                       "urls": []}])
+    p = run(tmp_path, reg)
+    assert p.X.tolist() == [[1, 0, 1], [0, 1, 1], [1, 1, 0]] and p.y.tolist() == [1, 0, 1]
+    arff = ("% comment\n@relation t\n@attribute 'a b' {x, 'y z'}\n@attribute n numeric\n"
+            "@attribute label {p,q}\n@data\nx,1.5,p\n'y z',?,q\n'y z',2,p\n")
+    reg = make(tmp_path, arff, filename="t.arff", format="arff",
+               features={"default": "categorical", "numeric": ["n"]})
+    p = run(tmp_path, reg)
+    assert p.feature_names == ["a b", "n"] and p.domains[0]["labels"] == ["x", "y z"]
+    assert p.X.tolist() == [[0, 1.5], [1, 2.0]] and p.y.tolist() == [0, 1]
