@@ -187,7 +187,7 @@ def test_mat_member_of_a_zip_and_arff(tmp_path):
     p = run(tmp_path, reg)
     assert p.X.tolist() == [[1, 0, 1], [0, 1, 1], [1, 1, 0]] and p.y.tolist() == [1, 0, 1]
     arff = ("% comment\n@relation t\n@attribute 'a b' {x, 'y z'}\n@attribute n numeric\n"
-            "@attribute label {p,q}\n@data\nx,1.5,p\n'y z',?,q\n'y z',2,p\n")
+            "@attribute label {p,q}\n@data\nx,1.5,p\n'y z',?,q\n'y z',2,q\n")
     reg = make(tmp_path, arff, filename="t.arff", format="arff",
                features={"default": "categorical", "numeric": ["n"]})
     p = run(tmp_path, reg)
