@@ -37,6 +37,9 @@ def all_datasets():
         canon = REG.resolve(n)  # DataError naming n and the known names
         if canon != n:
             raise DataError(f"config names dataset {n!r}: use its registry name {canon!r}.")
+        if REG.raw[canon].get("base_only"):
+            raise DataError(f"config names dataset {n!r}, which only provides raw files; "
+                            "use a dataset derived from it.")
     return sorted(set(names))
 
 
