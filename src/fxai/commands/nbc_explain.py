@@ -37,8 +37,9 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     """One ApproxPAXp setting: trimmed only when ``|AXp| > target`` (paper, Section 5.1).
 
     The paper's decision uses the scaled DP. The result is then checked independently on
-    the real-valued model; if the scaled DP made it accept a set of true precision < δ (or
-    reject a removal that keeps precision ≥ δ), the set is recomputed with the oracle's
+    the real-valued model; if the scaled DP made it accept a set of true precision < δ
+    (``dp_unsound``) or reject a removal that keeps precision ≥ δ (``dp_nonminimal``),
+    the set is recomputed with the oracle's
     sound decision (error-bounded counting) and the DP's set is kept as ``features_dp``.
     ``precision`` is the real model's (exact, or the midpoint of a bracket of half-width
     ``precision_err``).
@@ -48,7 +49,7 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
         o = NBCOracle(model, x, decimals)
         rec.update(features=list(axp), precision=1.0, precision_err=0.0,
                    precision_dp=o.precision(axp), time_s=0.0, verified=True,
-                   dp_unsound=False, repaired=False)
+                   dp_unsound=False, dp_nonminimal=False, repaired=False)
         return rec
     t0 = time.perf_counter()
     o = NBCOracle(model, x, decimals)
@@ -58,7 +59,7 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
     rec.update(features=res.features, precision=(lo + hi) / 2, precision_err=(hi - lo) / 2,
                precision_dp=res.precision, time_s=t_dp, dp_unsound=hi < delta,
-               repaired=False, verified=ok)
+               dp_nonminimal=ok is False and lo >= delta, repaired=False, verified=ok)
     if ok is False:
         t0 = time.perf_counter()
         sound = approx_paxp(o, delta, seed=axp, order=order, sound=True)

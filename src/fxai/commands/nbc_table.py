@@ -68,6 +68,7 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
             "n_trimmed": len(times),
             "precision_dp_pct_mean": 100 * float(np.mean([s["precision_dp"] for s in ss])),
             "dp_unsound": sum(bool(s.get("dp_unsound")) for s in ss),
+            "dp_nonminimal": sum(bool(s.get("dp_nonminimal")) for s in ss),
             "repaired": sum(bool(s.get("repaired")) for s in ss),
             "verified_pct": _pct(s["verified"] for s in ss),
         })
