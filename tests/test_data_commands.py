@@ -51,7 +51,7 @@ def test_fetch_prepare_split_table(workdir):
     assert table.loc["toy", "numeric"] == 1 and table.loc["toy", "class_balance"] == "60/40"
     assert table.loc["bits", "source"] == "generated" and table.loc["bits", "binary"] == 6
     assert table.loc["gone", "source"] == "unavailable"
-    assert "online only" in table.loc["gone", "note"]
+    assert "not obtainable here" in table.loc["gone", "note"]
     assert (workdir / "tables/datasets.md").read_text().count("| toy |") == 1
 
 

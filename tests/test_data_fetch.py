@@ -8,7 +8,7 @@ import urllib.error
 import pytest
 
 from fxai.data.errors import FetchError
-from fxai.data.fetch import MIRROR_ENV, fetch, mirror_dir
+from fxai.data.fetch import MIRROR_ENV, fetch, mirror_dir, obtainable
 
 DATA = b"a\tb\ttarget\n1\t0\t1\n0\t1\t0\n"
 SHA = hashlib.sha256(DATA).hexdigest()
@@ -132,3 +132,12 @@ def test_no_url_known(tmp_path):
         fetch("toy", entry(urls=[]), tmp_path / "raw")
     with pytest.raises(FetchError, match="no raw files"):
         fetch("toy", {"generator": {"name": "mux6"}}, tmp_path / "raw")
+
+
+def test_obtainable_checks_mirror_or_urls(tmp_path):
+    (tmp_path / "toy").mkdir()
+    assert not obtainable("toy", entry(), tmp_path)
+    (tmp_path / "toy" / "toy.tsv").write_bytes(DATA)
+    assert obtainable("toy", entry(), tmp_path)
+    assert not obtainable("toy", entry(urls=[]), None)
+    assert obtainable("toy", entry(urls=["https://x/y"]), None)

@@ -9,7 +9,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from fxai.data.errors import DataError
-from fxai.data.fetch import mirror_has
+from fxai.data.fetch import obtainable
 from fxai.data.prepare import DEFAULT_ORDER, source_of
 from fxai.data.registry import load_registry
 
@@ -49,8 +49,8 @@ _mirror = data_mirror()
 DATA_UNAVAILABLE = sorted(
     ds
     for ds in DATASETS
-    if _mirror and DATA_SOURCE[ds] == "files"
-    and not mirror_has(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror))
+    if DATA_SOURCE[ds] == "files"
+    and not obtainable(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror) if _mirror else None)
 )
 DATA_READY = [ds for ds in DATASETS if ds not in DATA_UNAVAILABLE]
 _ANY_NAME = "|".join(re.escape(n) for n in REG.names)

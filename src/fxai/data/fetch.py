@@ -166,6 +166,14 @@ def read_manifest(raw_dir: str | Path) -> dict[str, Any]:
         return json.load(f)
 
 
+def obtainable(ds: str, entry: dict[str, Any], mirror: Path | None) -> bool:
+    """Whether every required raw file can be sought: in ``mirror`` when one is set (an
+    existence check), else at some URL."""
+    if mirror is not None:
+        return mirror_has(ds, entry, mirror)
+    return all(spec.get("urls") for spec in entry.get("files", []) if not spec.get("optional"))
+
+
 def mirror_has(ds: str, entry: dict[str, Any], mirror: Path) -> bool:
     """Whether ``mirror`` holds every required raw file of ``entry`` (a cheap existence check)."""
     return all(

@@ -57,8 +57,8 @@ def datasets_table(
         if name in missing:
             rows.append({"dataset": name, "source": "unavailable",
                          "papers": ", ".join(entry.get("papers", [])),
-                         "note": "raw files not in the mirror (online only); unset the mirror "
-                                 "to download them"})
+                         "note": "raw files not obtainable here (not in the mirror, or no "
+                                 "URL known): " + entry.get("note", "")})
             continue
         source = source_of(entry, source_order)
         src, sha, note = _provenance(entry, source, Path(raw_root) / registry.root(name))
