@@ -106,7 +106,7 @@ def _fill(col: pd.Series, miss: pd.Series, kind: str, policy: str) -> pd.Series:
     if not miss.any() or policy == "drop":
         return col
     if kind == "numeric":
-        return col.where(~miss, pd.to_numeric(col[~miss]).median())
+        return col.where(~miss, pd.to_numeric(col[~miss], errors="coerce").median())
     if policy == "category":
         return col.where(~miss, "?")
     return col.where(~miss, col[~miss].astype(str).mode().iloc[0])
