@@ -7,23 +7,26 @@ intervals; a point is, for the ensemble, a choice of one interval per feature. L
 point with ``obj <= 0`` (``ties="change"``, the reference code's rule score(c') >= score(c))
 or ``obj < 0`` (``ties="keep"``: a tie keeps the prediction).
 
-Search (depth first, best child first). A node is a box: per feature a range of intervals.
-Per tree the best (lowest-obj) leaf reachable in the box is found with the leaves pre-sorted
-by value (one vectorised pass over all leaves' path conditions); the sum of these per-tree
-optima bounds obj from below. The box is pruned when the bound shows no counterexample.
-If the chosen leaves' boxes intersect, that intersection holds a point attaining the
-bound: a counterexample. Otherwise some feature separates two chosen leaves; the box is
-split there, which removes one of them from each child, so the search terminates.
+Search (depth first, better child first; compiled with numba). A node is a box: per
+feature a range of intervals. Per tree the best (lowest-obj) leaf reachable in the box is the
+first reachable one in the tree's leaves pre-sorted by value; the sum of these per-tree optima
+bounds obj from below, and the box is pruned when the bound shows no counterexample. If the
+chosen leaves' boxes intersect, their common point attains the bound: a counterexample.
+Otherwise some feature separates two chosen leaves; the box is split there, which removes
+one of them from each child, so the search terminates.
 
-Incremental use across the thousands of calls of one enumeration: the compiled leaf arrays
-are built once per oracle, every counterexample found is kept (a new query whose fixed
-features agree with a kept point is answered without search) and so is every fixed set
-proved to entail (any superset entails too).
+Incremental use across the thousands of calls of one enumeration: the leaves' path boxes,
+the instance's intervals and the compiled search are built once per oracle (the machine
+code once per installation: numba's on-disk cache); a call only builds the root box from
+the fixed features and searches.
 
-Why branch and bound (measured with ``python -m benchmarks.boosted``, see its output): the
-MILP of :mod:`fxai.verify.boosted` (HiGHS) pays a model build and solve per call and
-answers a few hundred calls per second at best, while this search answers most MARCO calls
-from the caches or in a handful of nodes of ~50 microseconds each.
+Choice by measurement (``python -m benchmarks.boosted``; MARCO-A/-C queries replayed, see
+the report). The MILP of :mod:`fxai.verify.boosted` (HiGHS through scipy) answers 30-50
+calls/s; this search in numpy answered 1,000-4,000 calls/s on a 25-tree depth-3 model over
+100 features and on a 40-tree depth-4 model over 1,000 binary features; compiled, it is
+2-6x faster again. Remembering past counterexamples and proved sets (answering later
+queries without search) paid off in numpy but made the compiled search slower (its lookups
+cost more than the searches they saved), so it was dropped.
 
 Optional ``domains`` (per feature a list of values, or None for the real line) restrict free
 features to the intervals that contain a domain value, and counterexample points then take
@@ -36,12 +39,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+from numba import njit
 
 from fxai.models.boosted import TIES, Ensemble, from_booster
 from fxai.oracles.base import Oracle
 from fxai.oracles.registry import register
-
-_POOL = 512  # counterexample points and entailing sets remembered per oracle
 
 
 def _paths(tree) -> list[tuple[float, list[tuple[int, float, bool]]]]:
@@ -160,18 +162,8 @@ class BoostedOracle(Oracle):
         self._val = np.array(vals, dtype=np.float64)
         self._starts = np.array(starts, dtype=np.int64)
         self._offset = self._sign * ens.base_margin
-        self._pos = np.arange(len(vals))
         self._col = np.full(self.n_features, -1, dtype=np.int64)
         self._col[self._used] = np.arange(n)
-        vext = np.r_[self._v, 0]
-        self._cons = (self._clo <= vext[self._cf]) & (vext[self._cf] < self._chi)
-        self._by_feature = []  # per feature: leaves conditioned on it and their range on it
-        for c in range(n):
-            rows, d = np.nonzero(self._cf == c)
-            self._by_feature.append((rows, self._clo[rows, d], self._chi[rows, d]))
-        self._cex = np.empty((0, n), dtype=np.int64)
-        self._cex_diff = np.empty((0, n), dtype=np.float32)  # 1 where a point differs from v
-        self._proved = np.empty((0, n), dtype=np.float32)  # 1 on the fixed features
 
     # ---- queries -----------------------------------------------------------------------
     def entails(self, fixed: Iterable[int]) -> bool:
@@ -179,22 +171,8 @@ class BoostedOracle(Oracle):
 
     def counterexample(self, fixed: Iterable[int]) -> list | None:
         self.calls += 1
-        mask = self._fixed_mask(fixed)
-        m32 = mask.astype(np.float32)
-        if len(self._cex):  # a kept counterexample agreeing with v on the fixed features
-            hit = np.flatnonzero(self._cex_diff @ m32 == 0)
-            if hit.size:
-                return self._point(self._cex[hit[-1]])
-        if len(self._proved) and np.any(self._proved @ (1 - m32) == 0):
-            return None  # a proved entailing set is inside the fixed set
-        point = self._search(mask)
-        if point is None:
-            self._proved = np.vstack([self._proved, m32])[-_POOL:]
-            return None
-        self._cex = np.vstack([self._cex, point])[-_POOL:]
-        diff = (point != self._v).astype(np.float32)
-        self._cex_diff = np.vstack([self._cex_diff, diff])[-_POOL:]
-        return self._point(point)
+        point = self._search(self._fixed_mask(fixed))
+        return None if point is None else self._point(point)
 
     def _fixed_mask(self, fixed: Iterable[int]) -> np.ndarray:
         mask = np.zeros(len(self._used), dtype=bool)
@@ -209,58 +187,110 @@ class BoostedOracle(Oracle):
             p[self._used[k]] = self._reps[k][int(self._allowed[k][ints[k]])]
         return p
 
-    def _bound(self, reach: np.ndarray) -> tuple[float, np.ndarray]:
-        """Lower bound of obj over the reachable leaves, and each tree's best such leaf."""
-        first = np.minimum.reduceat(np.where(reach, self._pos, len(self._pos)), self._starts)
-        return float(self._val[first].sum()) + self._offset, first
-
-    def _pruned(self, bound: float) -> bool:
-        return bound > 0 if self.ties == "change" else bound >= 0
-
-    def _split(self, reach: np.ndarray, c: int, s: int, side: int) -> np.ndarray:
-        """Reachable leaves once feature c is restricted below (side 0) or from (1) s."""
-        rows, flo, fhi = self._by_feature[c]
-        out = reach.copy()
-        out[rows] &= (flo < s) if side == 0 else (fhi > s)
-        return out
-
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
-        """Depth-first branch and bound; a counterexample (compressed intervals) or None."""
+        """Branch and bound from the box of ``mask``; a counterexample or None."""
         n = len(self._used)
         lo = np.zeros(n + 1, dtype=np.int64)
         hi = self._size.copy()
         lo[:n][mask] = self._v[mask]
         hi[:n][mask] = self._v[mask] + 1
-        reach = (self._cons | ~np.r_[mask, True][self._cf]).all(axis=1)
-        bound, first = self._bound(reach)
-        stack = [] if self._pruned(bound) else [(lo, hi, reach, first)]
-        while stack:
-            lo, hi, reach, first = stack.pop()
-            L, H = lo.copy(), hi.copy()
-            cf = self._cf[first].ravel()
-            np.maximum.at(L, cf, self._clo[first].ravel())
-            np.minimum.at(H, cf, self._chi[first].ravel())
-            conflict = np.flatnonzero(L[:n] >= H[:n])
-            if conflict.size == 0:  # the best leaves are compatible: a counterexample
-                v = self._v
-                inside = (L[:n] <= v) & (v < H[:n])
-                return np.where(inside, v, L[:n])
-            c = int(conflict[0])
-            s = int(H[c])
-            children = []
-            for side in (0, 1):
-                r = self._split(reach, c, s, side)
-                b, f = self._bound(r)
-                if not self._pruned(b):
-                    clo, chi = lo.copy(), hi.copy()
-                    if side == 0:
-                        chi[c] = s
-                    else:
-                        clo[c] = s
-                    children.append((b, clo, chi, r, f))
-            children.sort(key=lambda ch: -ch[0])  # best (lowest bound) popped first
-            stack.extend(ch[1:] for ch in children)
-        return None
+        point = _search(self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
+                        self.ties == "keep", lo, hi, self._v)
+        return point if point.size else None
+
+
+@njit(cache=True)
+def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover - compiled
+    """Sum over trees of the lowest-valued leaf reachable in the box [lo, hi) (leaves are
+    sorted by value within each tree); ``first[t]`` receives tree t's leaf."""
+    n_leaves, depth = cf.shape
+    total = 0.0
+    for t in range(starts.size):
+        end = starts[t + 1] if t + 1 < starts.size else n_leaves
+        for leaf in range(starts[t], end):
+            ok = True
+            for d in range(depth):
+                f = cf[leaf, d]
+                if lo[f] >= chi[leaf, d] or hi[f] <= clo[leaf, d]:
+                    ok = False
+                    break
+            if ok:
+                first[t] = leaf
+                total += val[leaf]
+                break
+    return total
+
+
+@njit(cache=True)
+def _search(cf, clo, chi, val, starts, offset, strict, lo0, hi0, v):  # pragma: no cover
+    """Depth-first branch and bound (see the module docstring). Boxes are per-feature
+    interval ranges [lo, hi); returns a counterexample's intervals or an empty array."""
+    n1 = lo0.size
+    n = n1 - 1
+    first = np.empty(starts.size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    b = _best_leaves(cf, clo, chi, val, starts, lo0, hi0, first) + offset
+    if b > 0 or (strict and b == 0):
+        return none
+    cap = 64
+    slo = np.empty((cap, n1), dtype=np.int64)
+    shi = np.empty((cap, n1), dtype=np.int64)
+    slo[0] = lo0
+    shi[0] = hi0
+    top = 1
+    L = np.empty(n1, dtype=np.int64)
+    H = np.empty(n1, dtype=np.int64)
+    while top > 0:
+        top -= 1
+        lo = slo[top].copy()
+        hi = shi[top].copy()
+        _best_leaves(cf, clo, chi, val, starts, lo, hi, first)
+        L[:] = lo
+        H[:] = hi
+        for t in range(starts.size):
+            leaf = first[t]
+            for d in range(cf.shape[1]):
+                f = cf[leaf, d]
+                L[f] = max(L[f], clo[leaf, d])
+                H[f] = min(H[f], chi[leaf, d])
+        c = -1
+        for f in range(n):
+            if L[f] >= H[f]:
+                c = f
+                break
+        if c < 0:  # the best leaves are compatible: their common point is a counterexample
+            point = np.empty(n, dtype=np.int64)
+            for f in range(n):
+                point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]
+            return point
+        s = H[c]  # one chosen leaf needs x_c below s, another at or above it
+        hi_a = hi.copy()
+        hi_a[c] = s
+        b_a = _best_leaves(cf, clo, chi, val, starts, lo, hi_a, first) + offset
+        lo_b = lo.copy()
+        lo_b[c] = s
+        b_b = _best_leaves(cf, clo, chi, val, starts, lo_b, hi, first) + offset
+        keep_a = not (b_a > 0 or (strict and b_a == 0))
+        keep_b = not (b_b > 0 or (strict and b_b == 0))
+        if top + 2 > cap:
+            cap *= 2
+            slo2 = np.empty((cap, n1), dtype=np.int64)
+            shi2 = np.empty((cap, n1), dtype=np.int64)
+            slo2[:top] = slo[:top]
+            shi2[:top] = shi[:top]
+            slo, shi = slo2, shi2
+        # push the worse child first so that the better one (lower bound) is explored first
+        order = (0, 1) if b_a >= b_b else (1, 0)
+        for side in order:
+            if side == 0 and keep_a:
+                slo[top] = lo
+                shi[top] = hi_a
+                top += 1
+            elif side == 1 and keep_b:
+                slo[top] = lo_b
+                shi[top] = hi
+                top += 1
+    return none
 
 
 def _is_xgboost(model) -> bool:
