@@ -22,10 +22,12 @@ def test_table_page_with_reference(tmp_path: Path) -> None:
         tmp_path,
         reference="xpg_table2_dt",
         missing_reason={"adult": "paper profile only"},
+        caption="DT <XPs>",
     )
     out = html.table_page(tmp_path / "xpg_dt.md", tmp_path / "page" / "xpg_dt.html")
     text = out.read_text()
     assert text.startswith("<!DOCTYPE html>") and "<title>xpg_dt</title>" in text
+    assert "<p>DT &lt;XPs&gt;</p>" in text
     assert '<td class="key">iris</td>' in text
     assert '<td class="published">23</td>' in text
     assert '<tr class="published-only"><td class="key">adult</td>' in text

@@ -59,6 +59,14 @@ def page(title: str, body: str) -> str:
     )
 
 
+def _caption(md_path: Path) -> str:
+    """The caption ``write_table`` put above the Markdown table (empty when none)."""
+    if not md_path.is_file():
+        return ""
+    head = md_path.read_text().split("\n|", 1)[0]
+    return "" if head.startswith("|") else head.strip()
+
+
 def table_page(csv_path: str | Path, out: str | Path) -> Path:
     """Write an HTML page of ``<name>.csv`` plus, when present beside it,
     ``<name>.fidelity.csv`` and ``<name>.missing.csv``."""
@@ -69,11 +77,13 @@ def table_page(csv_path: str | Path, out: str | Path) -> Path:
         raise FileNotFoundError(f"no table {csv_path}")
     name = csv_path.stem
     df = pd.read_csv(csv_path)
+    caption = _caption(csv_path.with_suffix(".md"))
     cols = list(df.columns)
     # key columns: those before the first of our columns that has a published twin
     first = next((i - 1 for i, c in enumerate(cols) if c.endswith(PUBLISHED)), 1)
     keys = set(cols[: max(1, first)])
     parts = [
+        f"<p>{html.escape(caption)}</p>" if caption else "",
         f"<p class='note'>Source: <code>tables/{html.escape(name)}.csv</code> "
         "(also <code>.md</code>, <code>.tex</code>). Shaded columns are the published values "
         "typed in from the paper; <em>(diff)</em> is ours minus published; red "
