@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fxai import explain
-from fxai.commands.ffa_run import pick_instance, run_instance
+from fxai.commands.ffa_run import hitting_ok, pick_instance, run_instance
 from fxai.metrics.curves import instance_curves
 from fxai.verify.brute import BruteForceOracle, all_axps, is_axp, is_cxp
 
@@ -50,7 +50,7 @@ def test_three_methods_give_the_same_exact_ffa(tmp_path, seed):
                            switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5))
         assert rec["status"] == "done" and rec["complete"] and rec["verified"] is True
         assert {int(f): v for f, v in rec["ffa"].items()} == pytest.approx(truth)
-        assert rec["n_checked"] == rec["n_axps"] + rec["n_cxps"]
+        assert rec["n_checked"] == rec["n_axps"] + rec["n_cxps"] and rec["hitting_ok"]
         lines = [json.loads(s) for s in path.read_text().splitlines()]
         assert lines == rec["events"]
         assert [e[2] for e in lines if e[1] == "axp"] == rec["axps"]
@@ -96,3 +96,9 @@ def test_pick_instance_is_a_seeded_permutation():
 def test_unknown_method_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="method"):
         run_instance(BruteForceOracle(*table_model(1)), "marco-x", 1, tmp_path / "e.jsonl")
+
+
+def test_hitting_duality_check():
+    assert hitting_ok([[0, 1], [2]], [[0, 2], [1, 2]])
+    assert not hitting_ok([[0, 1], [2]], [[0, 2], [1]])
+    assert hitting_ok([], [[0]]) and hitting_ok([[0]], [])

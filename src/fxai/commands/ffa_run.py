@@ -3,8 +3,10 @@
 The instance is the K-th row id of a seeded permutation of the split's test rows (so the
 first N runs of a dataset are N distinct random test instances whatever N is). Events are
 appended and flushed to ``<out>.jsonl`` (stem of ``--out``) as they are found; the final
-run record is written to ``--out`` (JSON) at the end. Every logged AXp / CXp is checked by
-an independent checker for the model family (``verified``; null when none exists).
+run record is written to ``--out`` (JSON) at the end. Every logged AXp / CXp (or a seeded
+sample of ``--verify-max`` of them) is checked by an independent checker of the model family
+(``verified``; null when none exists), and ``hitting_ok`` records the oracle-free duality
+check that every AXp intersects every CXp.
 """
 
 from __future__ import annotations
@@ -135,6 +137,7 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
         "switched_at": m.switched_at,
         "verified": verified,
         "n_checked": n_checked,
+        "hitting_ok": hitting_ok(axps, cxps),
         "oracle_calls": getattr(o, "calls", None),
         "n_axps": len(axps),
         "n_cxps": len(cxps),
@@ -144,6 +147,20 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
                 if m.complete else None),
         "events": events,
     }
+
+
+def hitting_ok(axps: list[list[int]], cxps: list[list[int]]) -> bool:
+    """Duality check (no oracle involved): every AXp shares a feature with every CXp."""
+    if not axps or not cxps:
+        return True
+    n = 1 + max(max((max(a) for a in axps if a), default=0), max((max(c) for c in cxps if c),
+                                                                  default=0))
+    a, c = np.zeros((len(axps), n), bool), np.zeros((len(cxps), n), bool)
+    for i, xp in enumerate(axps):
+        a[i, xp] = True
+    for i, xp in enumerate(cxps):
+        c[i, xp] = True
+    return bool(((a.astype(np.int32) @ c.T.astype(np.int32)) > 0).all())
 
 
 def _write_json(path: Path, record: dict) -> None:
