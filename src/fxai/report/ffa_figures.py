@@ -9,7 +9,8 @@
 * Table 1: mean time to the exact FFA (the whole enumeration, complete runs only) per
   dataset and method, with the paper's values beside ours (``ffa_table1_runtime``).
 * ``ffa_summary.csv/.md``: per dataset and method, runs, complete / timeout / error counts,
-  the verified fraction, mean numbers of AXps and CXps, switches, exact-FFA disagreements.
+  the verified fraction, the AXp/CXp duality check, mean numbers of AXps and CXps, switches,
+  exact-FFA disagreements.
 """
 
 from __future__ import annotations
@@ -213,6 +214,8 @@ def summary_table(records: Sequence[Mapping], notes: Mapping[str, Mapping[str, i
                 "timeout": int((g["status"] == "timeout").sum()),
                 "error": int((g["status"] == "error").sum()),
                 "verified": f"{int(ver.astype(bool).sum())}/{len(ver)}",
+            "duality_ok": f"{int(g.get('hitting_ok', pd.Series(dtype=bool)).fillna(False).sum())}"
+                          f"/{int(g.get('hitting_ok', pd.Series(dtype=bool)).notna().sum())}",
                 "axps_mean": round(float(g.get("n_axps", pd.Series(dtype=float)).mean()), 1),
                 "cxps_mean": round(float(g.get("n_cxps", pd.Series(dtype=float)).mean()), 1),
                 "switched": int(g.get("switched_at", pd.Series(dtype=float)).notna().sum()),
