@@ -62,6 +62,18 @@ def test_runtime_table_uses_complete_runs_only():
     assert s.loc[("e", "marco-a"), "timeout"] == 1 and s.loc[("d", "marco-c"), "verified"] == "2/2"
 
 
+def test_runtime_table_beside_published(tmp_path):
+    from fxai.report.tables import write_table
+
+    write_table(runtime_table(runs_of("mnist-1vs3", 0)), "t1", tmp_path,
+                reference="ffa_table1_runtime")
+    table = pd.read_csv(tmp_path / "t1.csv")
+    row = table[table["dataset"] == "mnist-1vs3"].iloc[0]
+    assert row["marco_a_time_mean_s"] == pytest.approx(1.0)
+    assert row["marco_a_time_mean_s (published)"] == pytest.approx(9350.79)
+
+
+@pytest.mark.slow  # renders 20 figure files (~5 s alone, much longer on a busy machine)
 def test_make_report_writes_all_figures_and_table(tmp_path):
     paths = []
     for i, r in enumerate(runs_of("mnist-1vs3", 0) + runs_of("sarcasm", 4)):
