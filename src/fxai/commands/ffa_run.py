@@ -153,14 +153,13 @@ def hitting_ok(axps: list[list[int]], cxps: list[list[int]]) -> bool:
     """Duality check (no oracle involved): every AXp shares a feature with every CXp."""
     if not axps or not cxps:
         return True
-    n = 1 + max(max((max(a) for a in axps if a), default=0), max((max(c) for c in cxps if c),
-                                                                  default=0))
-    a, c = np.zeros((len(axps), n), bool), np.zeros((len(cxps), n), bool)
+    col = {f: i for i, f in enumerate(sorted({f for xp in axps + cxps for f in xp}))}
+    a, c = np.zeros((len(axps), len(col)), np.float32), np.zeros((len(cxps), len(col)), np.float32)
     for i, xp in enumerate(axps):
-        a[i, xp] = True
+        a[i, [col[f] for f in xp]] = 1
     for i, xp in enumerate(cxps):
-        c[i, xp] = True
-    return bool(((a.astype(np.int32) @ c.T.astype(np.int32)) > 0).all())
+        c[i, [col[f] for f in xp]] = 1
+    return bool(((a @ c.T) > 0).all())
 
 
 def _write_json(path: Path, record: dict) -> None:
