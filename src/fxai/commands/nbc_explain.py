@@ -58,7 +58,7 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     t_dp = time.perf_counter() - t0
     ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
     rec.update(features=res.features, precision=(lo + hi) / 2, precision_err=(hi - lo) / 2,
-               precision_dp=res.precision, time_s=t_dp, dp_unsound=hi < delta,
+               precision_dp=res.precision, passes=res.passes, time_s=t_dp, dp_unsound=hi < delta,
                dp_nonminimal=ok is False and lo >= delta, repaired=False, verified=ok)
     if ok is False:
         t0 = time.perf_counter()

@@ -15,12 +15,13 @@ from fxai.oracles.base import Oracle
 
 @dataclass(frozen=True)
 class ApproxPAXp:
-    """Result: the features kept, their precision as the decision saw it, and the count of
-    precision questions asked."""
+    """Result: the features kept, their precision as the decision saw it, the number of
+    precision questions asked and of passes over the candidates."""
 
     features: list[int]
     precision: float | None
     queries: int
+    passes: int
 
 
 def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
@@ -29,9 +30,11 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
     rest keeps precision ≥ ``delta``.
 
     Features outside the seed are free from the start (with an AXp as seed they never
-    affect the prediction). The result is a WeakPAXp from which no single feature can be
-    dropped (with respect to the oracle's ``precision`` or, if ``sound``, its
-    ``precision_at_least``).
+    affect the prediction). The first pass is the paper's Algorithm 1. Precision is not
+    monotone, so a feature kept early may become removable after a later removal; such
+    features are tried again (further passes, usually none) until the result is an
+    ApproxPAXp in the sense of Eq. (17): a WeakPAXp from which no single feature can be
+    dropped (w.r.t. the oracle's ``precision`` or, if ``sound``, ``precision_at_least``).
     """
     if not 0.0 <= delta <= 1.0:
         raise ValueError(f"delta must lie in [0, 1], got {delta}")
@@ -39,20 +42,25 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
         raise TypeError(f"{type(o).__name__} has no precision_at_least for sound=True")
     kept = set(o.features if seed is None else seed)
     todo = sorted(kept) if order is None else [j for j in order if j in kept]
-    queries, last = 0, None
-    for i in todo:
-        trial = kept - {i}
-        queries += 1
-        if sound:
-            ok = o.precision_at_least(trial, delta)
-        else:
-            p = o.precision(trial)
-            ok = p >= delta
+    queries, passes, last = 0, 0, None
+    while todo:
+        passes += 1
+        stale = []  # rejected before a later removal: precision is not monotone, so re-test
+        for i in todo:
+            trial = kept - {i}
+            queries += 1
+            if sound:
+                ok = o.precision_at_least(trial, delta)
+            else:
+                p = o.precision(trial)
+                ok = p >= delta
+                if ok:
+                    last = p
             if ok:
-                last = p
-        if ok:
-            kept = trial
+                kept = trial
+                stale = [j for j in todo if j in kept and j != i and todo.index(j) < todo.index(i)]
+        todo = stale
     if not sound and last is None:
         last = o.precision(kept)
         queries += 1
-    return ApproxPAXp(sorted(kept), None if sound else last, queries)
+    return ApproxPAXp(sorted(kept), None if sound else last, queries, passes)
