@@ -9,7 +9,7 @@ import pytest
 from fxai import explain
 from fxai.commands.ffa_run import hitting_ok, pick_instance, run_instance
 from fxai.metrics.curves import instance_curves
-from fxai.verify.brute import BruteForceOracle, all_axps, is_axp, is_cxp
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
 
 
 def table_model(seed: int, n: int = 5):
@@ -54,6 +54,19 @@ def test_three_methods_give_the_same_exact_ffa(tmp_path, seed):
         lines = [json.loads(s) for s in path.read_text().splitlines()]
         assert lines == rec["events"]
         assert [e[2] for e in lines if e[1] == "axp"] == rec["axps"]
+
+
+@pytest.mark.parametrize("method", ["marco-a", "marco-c", "marco-s"])
+def test_unit_cxp_prepass_keeps_the_exact_sets(tmp_path, method):
+    for seed in (2, 8, 13):
+        model = table_model(seed)
+        o = BruteForceOracle(*model)
+        rec = run_instance(BruteForceOracle(*model), method, 60, tmp_path / "e.jsonl",
+                           switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5), unit_cxps=True)
+        assert rec["complete"] and {tuple(a) for a in rec["axps"]} == all_axps(o)
+        assert {tuple(c) for c in rec["cxps"]} == all_cxps(o)
+        units = sorted(c for c in all_cxps(o) if len(c) == 1)
+        assert [tuple(e[2]) for e in rec["events"][: len(units)]] == units
 
 
 def test_wrong_explanation_is_not_verified(tmp_path):

@@ -62,6 +62,7 @@ rule ffa_run:
         seed=config.get("seed", 0),
         clock=FFA.get("clock", "cpu"),
         verify_max=FFA.get("verify_max", 0),
+        unit="--unit-cxps" if FFA.get("unit_cxps") else "",
         switch=" ".join(f"--{k.replace('_', '-')} {v}" for k, v in {
             "window": FFA_SWITCH.get("window", 50), "alpha": FFA_SWITCH.get("alpha", 2.0),
             "eps": FFA_SWITCH.get("eps", 1.0), "switch_variant": FFA_SWITCH.get("variant", "paper"),
@@ -75,7 +76,7 @@ rule ffa_run:
         "{FFA_FXAI} ffa-run --model {input.model} --data {input.data} --split {input.split}"
         " --instance {wildcards.k} --method {wildcards.method} --time-limit {FFA_LIMIT}"
         " --seed {params.seed} --clock {params.clock} {params.switch}"
-        " --verify-max {params.verify_max} --out {output} > {log} 2>&1"
+        " --verify-max {params.verify_max} {params.unit} --out {output} > {log} 2>&1"
 
 
 rule ffa_report:

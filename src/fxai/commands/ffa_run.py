@@ -47,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alpha", type=float, default=2.0, help="MARCO-S gap ratio, condition (6)")
     p.add_argument("--eps", type=float, default=1.0, help="MARCO-S stability, condition (7)")
     p.add_argument("--switch-variant", choices=["paper", "code"], default="paper")
+    p.add_argument("--unit-cxps", action="store_true",
+                   help="test every feature alone as a CXp first (the reference --unit-mcs)")
     p.add_argument("--verify-max", type=int, default=0,
                    help="check at most this many explanations (seeded sample); 0 = all")
 
@@ -96,12 +98,12 @@ def checker_for(model, x) -> Checker | None:
 def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: Path,
                  check: Checker | None = None, clock: str = "cpu",
                  switch: explain.SwitchRule | None = None, verify_max: int = 0,
-                 seed: int = 0) -> dict:
+                 seed: int = 0, unit_cxps: bool = False) -> dict:
     """Enumerate with ``method``; stream events to ``events_path``; return the result fields."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
     m = explain.Marco(o, target=METHODS[method], time_limit=time_limit, clock=clock,
-                      switch=switch)
+                      switch=switch, unit_cxps=unit_cxps)
     events = []
     clk = CLOCKS[clock]
     start, start_wall = clk(), time.perf_counter()
@@ -132,6 +134,7 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
         "time_s": round(elapsed, 6),
         "wall_s": round(wall, 6),
         "clock": clock,
+        "unit_cxps": unit_cxps,
         "time_limit": time_limit,
         "complete": m.complete,
         "switched_at": m.switched_at,
@@ -190,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
                  row, args.instance, args.method, len(o.features), args.time_limit)
         record |= run_instance(o, args.method, args.time_limit, out.with_suffix(".jsonl"),
                                checker_for(model, x), args.clock, rule, args.verify_max,
-                               args.seed)
+                               args.seed, args.unit_cxps)
     except Exception as err:  # recorded, so aggregation can count and report failures
         LOG.error("run failed: %s", traceback.format_exc())
         record |= {"method": args.method, "status": "error", "error": repr(err),

@@ -37,7 +37,11 @@ class Event:
 
 class Marco:
     """Anytime enumeration; iterate for events. After iteration: ``complete``,
-    ``switched_at`` (seconds, or None), ``axps``, ``cxps``."""
+    ``switched_at`` (seconds, or None), ``axps``, ``cxps``.
+
+    ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
+    pre-pass) and records those found before the hitting-set loop.
+    """
 
     def __init__(
         self,
@@ -47,6 +51,7 @@ class Marco:
         switch: SwitchRule | None = None,
         clock: str = "wall",
         solver: str = "mgh",
+        unit_cxps: bool = False,
     ):
         if target not in ("axp", "cxp", "switch"):
             raise ValueError(f"target must be 'axp', 'cxp' or 'switch', not {target!r}")
@@ -54,6 +59,7 @@ class Marco:
         self.rule = (switch or SwitchRule()) if target == "switch" else None
         self.clock = CLOCKS[clock]
         self.solver_name = solver
+        self.unit_cxps = unit_cxps
         self.feats = list(o.features)
         self.var = {f: k + 1 for k, f in enumerate(self.feats)}
         self.axps: list[tuple[int, ...]] = []
@@ -68,6 +74,13 @@ class Marco:
             for v in self.var.values():  # declare every variable
                 sat.add_clause([v, -v])
             self._set_phase(sat, phase)
+            if self.unit_cxps:  # the reference code's pre-pass (--unit-mcs): CXps of size 1
+                everything = set(self.feats)
+                for f in self.feats:
+                    if self.time_limit is not None and self.clock() - t0 >= self.time_limit:
+                        return
+                    if self.o.counterexample(everything - {f}) is not None:
+                        yield self._record(sat, "cxp", [f], self.clock() - t0)
             while True:
                 if self.time_limit is not None and self.clock() - t0 >= self.time_limit:
                     return
