@@ -48,26 +48,28 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     if not rec["trimmed"]:
         o = NBCOracle(model, x, decimals)
         rec.update(features=list(axp), precision=1.0, precision_err=0.0,
-                   precision_dp=o.precision(axp), time_s=0.0, verified=True,
+                   precision_dp=o.precision(axp), time_s=0.0, cpu_s=0.0, verified=True,
                    dp_unsound=False, dp_nonminimal=False, repaired=False)
         return rec
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     o = NBCOracle(model, x, decimals)
     order = sorted(axp, key=lambda i: (o.deltas[i], i))
     res = approx_paxp(o, delta, seed=axp, order=order)
-    t_dp = time.perf_counter() - t0
+    t_dp, c_dp = time.perf_counter() - t0, time.process_time() - c0
     ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
     rec.update(features=res.features, precision=(lo + hi) / 2, precision_err=(hi - lo) / 2,
-               precision_dp=res.precision, passes=res.passes, time_s=t_dp, dp_unsound=hi < delta,
+               precision_dp=res.precision, passes=res.passes, time_s=t_dp, cpu_s=c_dp,
+               dp_unsound=hi < delta,
                dp_nonminimal=ok is False and lo >= delta, repaired=False, verified=ok)
     if ok is False:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         sound = approx_paxp(o, delta, seed=axp, order=order, sound=True)
-        t_sound = time.perf_counter() - t0
+        t_sound, c_sound = time.perf_counter() - t0, time.process_time() - c0
         ok2, (lo2, hi2) = check_approx_paxp(checker, axp, sound.features, delta)
         rec.update(features_dp=res.features, features=sound.features,
                    precision=(lo2 + hi2) / 2, precision_err=(hi2 - lo2) / 2,
                    precision_dp=o.precision(sound.features), time_s=t_dp + t_sound,
+                   cpu_s=c_dp + c_sound,
                    repaired=True, verified=ok2)
     return rec
 

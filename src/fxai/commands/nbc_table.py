@@ -57,6 +57,7 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
         lens = [len(s["features"]) for s in ss]
         prec = [100 * s["precision"] for s in ss if s["precision"] is not None]
         times = [s["time_s"] for s in ss if s["trimmed"]]
+        cpu = [s["cpu_s"] for s in ss if s["trimmed"] and "cpu_s" in s]
         lm, ls = _mean_sd(lens)
         pm, ps = _mean_sd(prec)
         rows.append({
@@ -65,6 +66,7 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
             "wins_pct": 100 * float(np.mean([n <= target for n in lens])),
             "time_mean_s": float(np.mean(times)) if times else 0.0,
             "time_max_s": float(np.max(times)) if times else 0.0,
+            "cpu_mean_s": float(np.mean(cpu)) if cpu else 0.0,
             "n_trimmed": len(times),
             "precision_dp_pct_mean": 100 * float(np.mean([s["precision_dp"] for s in ss])),
             "dp_unsound": sum(bool(s.get("dp_unsound")) for s in ss),
