@@ -182,10 +182,11 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
 
 
 def _xpg_groups(records: Iterable[dict]) -> dict[str, list[dict]]:
-    groups: dict[str, list[dict]] = defaultdict(list)
+    """Finished records by "dataset (model)", ordered by model then dataset."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for rec in _done(records):
-        groups[f"{rec.get('dataset')} ({rec.get('model')})"].append(rec)
-    return dict(sorted(groups.items()))
+        groups[(str(rec.get("model")), str(rec.get("dataset")))].append(rec)
+    return {f"{ds} ({model})": groups[(model, ds)] for model, ds in sorted(groups)}
 
 
 def _model_colour(label: str, models: list[str]) -> str:
@@ -194,14 +195,21 @@ def _model_colour(label: str, models: list[str]) -> str:
 
 
 def _hbox(ax, data: list[list[float]], labels: list[str], models: list[str]) -> None:
+    """Horizontal box plots, first label on top, boxes coloured by model."""
     parts = ax.boxplot(
-        data, orientation="horizontal", widths=0.6, patch_artist=True, flierprops={"markersize": 2}
+        data,
+        orientation="horizontal",
+        widths=0.6,
+        patch_artist=True,
+        flierprops={"markersize": 2},
+        medianprops={"color": "black"},
     )
     for patch, label in zip(parts["boxes"], labels, strict=True):
         patch.set_facecolor(_model_colour(label, models))
-        patch.set_alpha(0.5)
+        patch.set_alpha(0.6)
     ax.set_yticks(np.arange(1, len(labels) + 1), labels)
-    ax.invert_yaxis()
+    if not ax.yaxis_inverted():  # axes sharing y are inverted once
+        ax.invert_yaxis()
 
 
 def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
