@@ -20,6 +20,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/nbc.smk"
 include: "workflow/rules/xpg.smk"
 include: "workflow/rules/ffa.smk"
+include: "workflow/rules/cross.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -1,0 +1,57 @@
+"""Every algorithm on every model family: checked against brute force on small models."""
+
+import numpy as np
+import pytest
+import xgboost as xgb
+from sklearn.naive_bayes import CategoricalNB
+from sklearn.tree import DecisionTreeClassifier
+
+from fxai import oracles, verify
+from fxai.commands.cross_run import explain_instance, verify_record
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
+
+
+def _data(seed, n=5, k=3, rows=300):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, k, size=(rows, n))
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] + rng.integers(0, 2, rows)) % 2).astype(int)
+    return X, y, [list(range(k))] * n
+
+
+def _models(seed):
+    X, y, doms = _data(seed)
+    nbc = CategoricalNB(min_categories=3).fit(X, y)
+    dt = DecisionTreeClassifier(max_depth=4, random_state=seed).fit(X, y)
+    bt = xgb.XGBClassifier(n_estimators=5, max_depth=2, n_jobs=1, random_state=seed).fit(X, y)
+    return X, doms, {"nbc": nbc, "dt": dt, "bt": bt}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("family", ["nbc", "dt", "bt"])
+def test_every_algorithm_matches_brute_force(seed, family):
+    X, doms, models = _models(seed)
+    model = models[family]
+    x = [int(v) for v in X[seed]]
+    o = oracles.for_model(model, x, domains=doms)
+    res = explain_instance(o, time_limit=30, delta=0.9)
+    brute = BruteForceOracle(lambda p: model.predict(np.asarray(p)), doms, x)
+    axps, cxps = all_axps(brute), all_cxps(brute)
+    for name in ("marco-a", "marco-c", "marco-s"):
+        assert res[name]["complete"]
+        assert {tuple(a) for a in res[name]["axps"]} == axps
+        assert {tuple(c) for c in res[name]["cxps"]} == cxps
+    assert tuple(res["axp"]["features"]) in axps
+    weak_axp, feats = verify.weak_axp_fn(model, x, doms)
+    assert verify_record(res, weak_axp, feats)
+    if "approx_paxp" in res:
+        p = res["approx_paxp"]
+        assert brute.precision(p["features"]) >= 0.9 - 1e-9
+
+
+def test_verify_record_rejects_a_wrong_axp():
+    X, doms, models = _models(0)
+    model, x = models["dt"], [int(v) for v in X[0]]
+    res = explain_instance(oracles.for_model(model, x, domains=doms), 30, 0.9)
+    weak_axp, feats = verify.weak_axp_fn(model, x, doms)
+    res["axp"]["features"] = res["axp"]["features"][:-1]  # no longer sufficient
+    assert not verify_record(res, weak_axp, feats)

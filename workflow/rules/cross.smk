@@ -1,0 +1,63 @@
+# Beyond the papers: every algorithm on every model family, on the models the other
+# parts train (NBC, DT, OBDD, BT); see fxai.commands.cross_run.
+CROSS = config.get("cross") or {}
+CROSS_FAMILIES = {
+    "nbc": datasets_of("nbc"),
+    "dt": datasets_of("xpg", "dt_datasets"),
+    "obdd": datasets_of("xpg", "obdd_datasets"),
+    "bt": datasets_of("ffa"),
+}
+CROSS_RUNS = [
+    f"{RESULTS}/runs/cross/{fam}_{ds}.jsonl"
+    for fam, names in CROSS_FAMILIES.items()
+    for ds in names
+    if ds in DATA_READY
+]
+
+
+def cross_model(wildcards):
+    from fxai.models import model_path
+
+    return str(model_path(RESULTS, wildcards.family, wildcards.ds))
+
+
+rule cross_run:
+    input:
+        model=cross_model,
+        data="data/prepared/{ds}.csv",
+        split=f"{RESULTS}/splits/{{ds}}.json",
+    output:
+        f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
+    wildcard_constraints:
+        family="nbc|dt|obdd|bt",
+    params:
+        instances=CROSS.get("instances", 5),
+        time_limit=CROSS.get("time_limit", 10),
+        delta=CROSS.get("delta", 0.95),
+        seed=config["seed"],
+    resources:
+        runtime=lambda w: int(1 + 3 * CROSS.get("instances", 5) * CROSS.get("time_limit", 10) / 60),
+    log:
+        f"{RESULTS}/logs/cross/{{family}}_{{ds}}.log",
+    shell:
+        "{DATA_FXAI} cross-run --dataset {wildcards.ds}"
+        " --family {wildcards.family} --model {input.model} --split {input.split}"
+        " --instances {params.instances} --time-limit {params.time_limit}"
+        " --delta {params.delta} --seed {params.seed} --out {output}.partial > {log} 2>&1"
+        " && mv {output}.partial {output}"
+
+
+rule cross_table:
+    input:
+        CROSS_RUNS,
+    output:
+        f"{RESULTS}/tables/cross_algorithms.csv",
+        f"{RESULTS}/tables/cross_algorithms.md",
+    log:
+        f"{RESULTS}/logs/cross_table.log",
+    shell:
+        "{DATA_FXAI} cross-table {input} --out-dir {RESULTS}/tables > {log} 2>&1"
+
+
+if CROSS.get("enabled", False) and CROSS_RUNS:
+    OUTPUTS.extend(rules.cross_table.output)
