@@ -42,10 +42,11 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
         raise TypeError(f"{type(o).__name__} has no precision_at_least for sound=True")
     kept = set(o.features if seed is None else seed)
     todo = sorted(kept) if order is None else [j for j in order if j in kept]
+    ranked = list(todo)
     queries, passes, last = 0, 0, None
+    version, tested = 0, {}  # kept-set version at each feature's last test
     while todo:
         passes += 1
-        stale = []  # rejected before a later removal: precision is not monotone, so re-test
         for i in todo:
             trial = kept - {i}
             queries += 1
@@ -57,9 +58,10 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
                 if ok:
                     last = p
             if ok:
-                kept = trial
-                stale = [j for j in todo if j in kept and j != i and todo.index(j) < todo.index(i)]
-        todo = stale
+                kept, version = trial, version + 1
+            tested[i] = version
+        # precision is not monotone: re-test features last tested against a larger set
+        todo = [j for j in ranked if j in kept and tested[j] < version]
     if not sound and last is None:
         last = o.precision(kept)
         queries += 1
