@@ -59,9 +59,10 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
     rec.update(features=res.features, precision=(lo + hi) / 2, precision_err=(hi - lo) / 2,
                precision_dp=res.precision, passes=res.passes, time_s=t_dp, cpu_s=c_dp,
-               dp_unsound=hi < delta,
-               dp_nonminimal=ok is False and lo >= delta, repaired=False, verified=ok)
-    if ok is False:
+               dp_unsound=False, dp_nonminimal=False, repaired=False, verified=ok)
+    if ok is False:  # the scaled DP decided wrongly somewhere (the set is a subset of the AXp)
+        unsound = checker.at_least(res.features, delta) is False
+        rec.update(dp_unsound=unsound, dp_nonminimal=not unsound)
         t0, c0 = time.perf_counter(), time.process_time()
         sound = approx_paxp(o, delta, seed=axp, order=order, sound=True)
         t_sound, c_sound = time.perf_counter() - t0, time.process_time() - c0
