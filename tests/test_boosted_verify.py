@@ -34,16 +34,18 @@ def brute(model, x, domains):
     return BruteForceOracle(predict, domains, x)
 
 
-@settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 10**6), samples=st.sampled_from([0, 64]))
-def test_checker_agrees_with_brute_force(seed, samples):
-    """Exact with the MILP alone (samples=0) and with sampled counterexamples first."""
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), mode=st.sampled_from(["milp", "sampled", "enumerated"]))
+def test_checker_agrees_with_brute_force(seed, mode):
+    """Exact with the MILP alone, with sampled points first, and by enumeration."""
     model, x, domains = random_model(seed)
     margin = model.get_booster().inplace_predict(
         np.asarray([x], np.float32), predict_type="margin")
     assume(margin[0] != 0)  # a tied instance has no class under ties="change"
     bf = brute(model, x, domains)
-    ch = BoostedChecker(model, domains=domains, samples=samples)
+    kw = {"milp": {"samples": 0, "enumerate_max": 0}, "sampled": {"enumerate_max": 0},
+          "enumerated": {"enumerate_max": 10**6}}[mode]
+    ch = BoostedChecker(model, domains=domains, **kw)
     n = len(x)
     subsets = [s for k in range(n + 1) for s in itertools.combinations(range(n), k)]
     for s in subsets:
@@ -73,3 +75,18 @@ def test_module_functions_accept_models_and_checkers(tmp_path):
         check_axp(ch, x, axp, ties="keep", domains=domains)
     with pytest.raises(ValueError, match="instance has"):
         ch.entails(x[:-1], [])
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_real_line_milp_agrees_with_enumeration(seed):
+    """Without domains (features over the reals) the MILP and full enumeration agree."""
+    model, x, _ = random_model(seed)
+    margin = model.get_booster().inplace_predict(
+        np.asarray([x], np.float32), predict_type="margin")
+    assume(margin[0] != 0)
+    milp = BoostedChecker(model, samples=0, enumerate_max=0)
+    enum = BoostedChecker(model, enumerate_max=10**6)
+    for k in range(len(x) + 1):
+        for s in itertools.combinations(range(len(x)), k):
+            assert milp.entails(x, s) == enum.entails(x, s)

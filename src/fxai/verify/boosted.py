@@ -56,11 +56,14 @@ def _leaves_under(nodes: dict, leaves: dict[str, int], node_id: str) -> list[int
 class BoostedChecker:
     """MILP-based exact checks for one XGBoost binary model (reusable across instances).
 
-    ``samples`` random points (seeded) are tried before each MILP; 0 = MILP only."""
+    A query whose free features have at most ``enumerate_max`` value combinations is
+    decided by scoring them all with XGBoost; otherwise ``samples`` seeded random points are
+    tried first and the MILP decides when none is a counterexample (0, 0: MILP only)."""
 
     def __init__(self, model, ties: str = "change", domains: Sequence | None = None,
-                 samples: int = 256, sample_seed: int = 0):
+                 samples: int = 256, sample_seed: int = 0, enumerate_max: int = 4096):
         self.samples, self.sample_seed = samples, sample_seed
+        self.enumerate_max = enumerate_max
         if ties not in ("change", "keep"):
             raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
         self.booster = _as_booster(model)
@@ -154,37 +157,51 @@ class BoostedChecker:
             raise ValueError("the instance has margin exactly 0 (tied scores)")
         return int(m > 0)
 
-    def _sampled(self, x: list[float], fixed: set[int], c: int) -> list | None:
-        """A counterexample among random points (one value per threshold interval or
-        domain value of each free feature), scored in one XGBoost call; or None."""
-        free = [f for f in self.used if f not in fixed]
-        if not free:
-            return None
-        rng = np.random.default_rng(self.sample_seed)
-        pts = np.tile(np.asarray(x, dtype=np.float32), (self.samples, 1))
-        for f in free:
-            if self.domains is not None and self.domains[f] is not None:
-                choices = np.asarray(self.domains[f], dtype=np.float32)
-            else:
-                T = self.thresholds[f]
-                choices = np.r_[T[0] - np.float32(1), T].astype(np.float32)
-            pts[:, f] = rng.choice(choices, self.samples)
+    def _choices(self, f: int) -> np.ndarray:
+        """One float32 value per threshold interval of feature f (or its domain values)."""
+        if self.domains is not None and self.domains[f] is not None:
+            return np.asarray(self.domains[f], dtype=np.float32)
+        T = self.thresholds[f]
+        return np.r_[T[0] - np.float32(1), T].astype(np.float32)
+
+    def _first_changed(self, pts: np.ndarray, c: int) -> list | None:
         m = self.booster.inplace_predict(pts, predict_type="margin")
         bad = np.flatnonzero(np.where(m == 0, self.ties == "change", (m > 0) != bool(c)))
         return None if bad.size == 0 else [float(v) for v in pts[bad[0]]]
 
+    def _sampled(self, x: list[float], free: list[int], c: int) -> list | None:
+        """A counterexample among seeded random points, scored in one XGBoost call."""
+        rng = np.random.default_rng(self.sample_seed)
+        pts = np.tile(np.asarray(x, dtype=np.float32), (self.samples, 1))
+        for f in free:
+            pts[:, f] = rng.choice(self._choices(f), self.samples)
+        return self._first_changed(pts, c)
+
+    def _enumerated(self, x: list[float], free: list[int], c: int) -> list | None:
+        """Exact by enumeration: every combination of the free features' interval values."""
+        grid = np.meshgrid(*[self._choices(f) for f in free], indexing="ij")
+        pts = np.tile(np.asarray(x, dtype=np.float32), (grid[0].size, 1))
+        for f, g in zip(free, grid, strict=True):
+            pts[:, f] = g.ravel()
+        return self._first_changed(pts, c)
+
     def counterexample(self, x: Sequence, fixed: Iterable[int]) -> list | None:
         """A point agreeing with ``x`` on ``fixed`` whose class differs, or None.
 
-        Random points are tried first (a hit is checked by XGBoost itself); the MILP
-        decides when they find none."""
+        Small free sets are enumerated; otherwise random points are tried first (a hit is
+        checked by XGBoost itself) and the MILP decides when they find none."""
         x = [float(v) for v in x]
         if len(x) != self.n_features:
             raise ValueError(f"instance has {len(x)} values, the model {self.n_features}")
         c = self.prediction(x)
         fixed = set(fixed)
+        free = [f for f in self.used if f not in fixed]
+        if not free:
+            return None
+        if math.prod(len(self._choices(f)) for f in free) <= self.enumerate_max:
+            return self._enumerated(x, free, c)
         if self.samples:
-            hit = self._sampled(x, fixed, c)
+            hit = self._sampled(x, free, c)
             if hit is not None:
                 return hit
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
