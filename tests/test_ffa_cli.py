@@ -51,3 +51,25 @@ def test_bad_model_is_recorded_as_error(tiny):
           "--time-limit", "5", "--out", str(out)])
     rec = json.loads(out.read_text())
     assert rec["status"] == "error" and "unknown model format" in rec["error"]
+
+
+def test_decision_tree_runs_and_verifies(tiny):
+    import joblib
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fxai.commands.ffa_run import checker_for
+
+    df = pd.read_csv(tiny / "toy.csv")
+    X, y = df.drop(columns="target").to_numpy(), df["target"].to_numpy()
+    clf = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X[:160], y[:160])
+    joblib.dump(clf, tiny / "dt.joblib")
+    out = tiny / "dt" / "0.json"
+    main(["ffa-run", "--model", str(tiny / "dt.joblib"), "--data", str(tiny / "toy.csv"),
+          "--split", str(tiny / "split.json"), "--instance", "0", "--method", "marco-s",
+          "--time-limit", "30", "--out", str(out)])
+    rec = json.loads(out.read_text())
+    assert rec["status"] == "done" and rec["verified"] is True and rec["n_axps"] >= 1
+    check = checker_for(clf, rec["x"])
+    axp = rec["axps"][0]
+    assert check("axp", axp) and not check("axp", axp[1:] if len(axp) > 1 else [])
+    assert not check("cxp", sorted(set(range(5)) - set(axp)))  # fixing an AXp keeps it

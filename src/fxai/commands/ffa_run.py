@@ -75,23 +75,35 @@ def load_model(path: str | Path):
     raise ValueError(f"{path}: unknown model format (expected .json, .ubj or .joblib)")
 
 
+def _from_weak_axp(weak_axp: Callable[[set[int]], bool], n: int) -> Checker:
+    """AXp / CXp checks (sufficient and subset-minimal) from an independent weak-AXp test."""
+    everything = set(range(n))
+
+    def check(kind: str, feats: list[int]) -> bool:
+        s = set(feats)
+        if kind == "axp":
+            return weak_axp(s) and all(not weak_axp(s - {f}) for f in s)
+        return (not weak_axp(everything - s)) and all(weak_axp(everything - s | {f})
+                                                      for f in s)
+    return check
+
+
 def checker_for(model, x) -> Checker | None:
-    """The independent checker of the model family, or None when there is none."""
-    try:
-        import xgboost
-    except ModuleNotFoundError:  # pragma: no cover - xgboost is a dependency
-        return None
+    """The independent checker of the model family (XGBoost: the MILP of
+    ``fxai.verify.boosted``; sklearn decision trees: the leaf boxes of
+    ``fxai.verify.xpg.TreeChecker``), or None when there is none."""
+    import xgboost
+    from sklearn.tree import DecisionTreeClassifier
+
     if isinstance(model, xgboost.XGBModel | xgboost.Booster):
-        try:
-            from fxai.verify import boosted
-        except ModuleNotFoundError as err:
-            if err.name != "fxai.verify.boosted":
-                raise
-            LOG.warning("fxai.verify.boosted is not available: explanations left unchecked")
-            return None
+        from fxai.verify import boosted
 
         return lambda kind, feats: bool(
             (boosted.check_axp if kind == "axp" else boosted.check_cxp)(model, x, feats))
+    if isinstance(model, DecisionTreeClassifier):
+        from fxai.verify.xpg import TreeChecker
+
+        return _from_weak_axp(TreeChecker(model, x).weak_axp, len(x))
     return None
 
 
