@@ -195,7 +195,11 @@ def _cell(value: object, missing: str) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     if isinstance(value, (float, np.floating)):
-        return str(int(value)) if float(value).is_integer() else f"{value:.6g}"
+        if float(value).is_integer():
+            return str(int(value))
+        if abs(value) >= 1000:
+            return f"{value:.2f}".rstrip("0").rstrip(".")
+        return f"{value:.4g}"
     return str(value)
 
 
