@@ -120,7 +120,9 @@ def learn_cn2(
             if s.op not in ("==", "!="):
                 raise ValueError(f"unexpected CN2 selector {s} on a discrete feature")
             conds.append((int(s.column), s.op, float(codes[s.column][int(s.value)])))
-        rules.append(Rule(tuple(conds), classes[int(r.prediction)]))
+        # Orange's classifier answers argmax(probabilities) of the first rule that fires
+        # (first class on a tie), which can differ from ``r.prediction``
+        rules.append(Rule(tuple(conds), classes[int(np.argmax(r.probabilities))]))
     dl = DecisionList(rules, X.shape[1], classes)
     orange = np.asarray(model(table)).astype(int)
     ours = np.searchsorted(classes, dl.predict(X))
