@@ -20,13 +20,15 @@ the instance's intervals and the compiled search are built once per oracle (the 
 code once per installation: numba's on-disk cache); a call only builds the root box from
 the fixed features and searches.
 
-Choice by measurement (``python -m benchmarks.boosted``; MARCO-A/-C queries replayed, see
-the report). The MILP of :mod:`fxai.verify.boosted` (HiGHS through scipy) answers 30-50
-calls/s; this search in numpy answered 1,000-4,000 calls/s on a 25-tree depth-3 model over
-100 features and on a 40-tree depth-4 model over 1,000 binary features; compiled, it is
-2-6x faster again. Remembering past counterexamples and proved sets (answering later
-queries without search) paid off in numpy but made the compiled search slower (its lookups
-cost more than the searches they saved), so it was dropped.
+Choice by measurement (``python -m benchmarks.boosted``: the queries MARCO-A/-C really ask,
+replayed; process CPU time). The MILP of :mod:`fxai.verify.boosted` (HiGHS through scipy)
+answers ~100 calls/s on a 25-tree depth-3 model over 100 features and on a 40-tree depth-4
+model over 1,000 binary features. This search written in numpy answered 1,400-5,600
+calls/s there (with caches of past counterexamples and proved sets); compiled, 12,000-32,000
+calls/s (~25,000 on average), a median of 25-60 microseconds per call. The caches made the
+compiled search slower (their lookups cost more than the searches they saved) and were
+dropped. Tried and rejected as well: branching on the separating feature whose worse child
+has the highest bound (fewer nodes did not repay the extra bound evaluations).
 
 Optional ``domains`` (per feature a list of values, or None for the real line) restrict free
 features to the intervals that contain a domain value, and counterexample points then take
