@@ -92,6 +92,8 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
         return empty_figure(stem, title, "no NBC runs with approx_paxp results in this profile")
     targets = _targets(rows)
     datasets = sorted({r["dataset"] for r in rows})
+    all_deltas = sorted({r["delta"] for r in rows})
+    step = min(np.diff(all_deltas), default=0.02) / (len(datasets) + 1)
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(
             1, len(targets), figsize=(WIDTH_IN, 2.4), sharey=True, squeeze=False
@@ -107,8 +109,10 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
                 deltas = sorted(by_delta)
                 mean = [np.mean(by_delta[d]) for d in deltas]
                 sd = [np.std(by_delta[d]) for d in deltas]
+                # datasets side by side around each δ so that error bars stay readable
+                dodge = (i - (len(datasets) - 1) / 2) * 0.8 * step
                 ax.errorbar(
-                    deltas,
+                    [d + dodge for d in deltas],
                     mean,
                     yerr=sd,
                     marker="o",
@@ -121,6 +125,7 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
             if target is not None:
                 ax.axhline(target, ls=":", color="grey", lw=1)
             ax.set_title(f"target ≤ {target}" if target is not None else "no target")
+            ax.set_xticks(all_deltas, [f"{d:g}" for d in all_deltas])
             ax.set_xlabel("δ")
         axes[0][0].set_ylabel("explanation length (features)")
         handles, labels = axes[0][0].get_legend_handles_labels()
@@ -135,8 +140,9 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
 
 
 def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
-    """Distribution of ApproxPAXp precision (%) per δ (box plots over all datasets and
-    instances), one panel per target size; the short red bars mark δ."""
+    """Precision (%) of every ApproxPAXp per δ (jittered points over all datasets and
+    instances, with a box of the trimmed ones, i.e. precision < 100 %), one panel per target
+    size; red bars mark δ, the number on top is the share of explanations at 100 %."""
     rows = [r for r in _paxp_rows(records) if r["precision"] is not None]
     title = "NBC: ApproxPAXp precision per δ"
     if not rows:
@@ -144,25 +150,50 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
     scale = 100.0 if max(r["precision"] for r in rows) <= 1.0 else 1.0
     targets = _targets(rows)
     deltas = sorted({r["delta"] for r in rows})
+    rng = np.random.default_rng(0)  # jitter only
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(
-            1, len(targets), figsize=(WIDTH_IN, 2.4), sharey=True, squeeze=False
+            1, len(targets), figsize=(WIDTH_IN, 2.6), sharey=True, squeeze=False
         )
         for ax, target in zip(axes[0], targets, strict=True):
-            data = [
-                [scale * r["precision"] for r in rows if r["target"] == target and r["delta"] == d]
-                for d in deltas
-            ]
-            pos = np.arange(len(deltas))
-            keep = [i for i, d in enumerate(data) if d]
-            ax.boxplot(
-                [data[i] for i in keep],
-                positions=pos[keep],
-                widths=0.6,
-                flierprops={"markersize": 2},
-            )
+            for j, d in enumerate(deltas):
+                vals = np.array(
+                    [
+                        scale * r["precision"]
+                        for r in rows
+                        if r["target"] == target and r["delta"] == d
+                    ]
+                )
+                if not vals.size:
+                    continue
+                ax.scatter(
+                    j + rng.uniform(-0.25, 0.25, vals.size),
+                    vals,
+                    s=3,
+                    alpha=0.35,
+                    color="tab:blue",
+                    linewidths=0,
+                )
+                trimmed = vals[vals < 100.0 - 1e-9]
+                if trimmed.size:
+                    ax.boxplot(
+                        trimmed,
+                        positions=[j],
+                        widths=0.6,
+                        showfliers=False,
+                        medianprops={"color": "black"},
+                    )
+                ax.text(
+                    j,
+                    100.4,
+                    f"{np.mean(vals >= 100.0 - 1e-9):.0%}",
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                    color="grey",
+                )
             ax.scatter(
-                pos,
+                range(len(deltas)),
                 [100 * d for d in deltas],
                 marker="_",
                 s=200,
@@ -170,9 +201,9 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
                 zorder=3,
                 label="δ",
             )
-            ax.set_xticks(pos, [f"{d:g}" for d in deltas])
+            ax.set_xticks(range(len(deltas)), [f"{d:g}" for d in deltas])
             ax.set_xlabel("δ")
-            ax.set_title(f"target ≤ {target}" if target is not None else "no target")
+            ax.set_title(f"target ≤ {target}" if target is not None else "no target", pad=10)
         axes[0][0].set_ylabel("precision (%)")
         fig.legend(
             *axes[0][0].get_legend_handles_labels(), loc="outside right upper", frameon=False
