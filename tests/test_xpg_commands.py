@@ -70,6 +70,8 @@ def test_train_explain_table(tmp_path, family):
     df = build([str(run)], [str(models / "toy.meta.json")], family, None)
     row = df.iloc[0]
     assert row["n_instances"] == n_distinct and row["verified_pct"] == 100.0
+    cpu = build([str(run)], [str(models / "toy.meta.json")], family, None, "cpu").iloc[0]
+    assert cpu["time_clock"] == "cpu" and cpu["time_avg_s"] <= row["time_max_s"] + 0.01
     assert row["axp_min"] >= 1 and row["xps_avg"] == pytest.approx(
         np.mean([len(r["axps"]) + len(r["cxps"]) for r in recs]), abs=0.01)
 

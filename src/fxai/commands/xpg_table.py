@@ -5,13 +5,14 @@ test accuracy, XPs per instance, AXp/CXp counts per instance (max, min, avg) and
 average length in % of #F (per-instance mean length, averaged over instances), and the
 enumeration time per instance (total, max, min, avg, seconds; ``--clock cpu`` uses the
 process CPU time each run file records, robust to a loaded machine). Extra columns: the
-verified fraction, timeouts/errors, and whether the instances were capped.
+verified fraction, timeouts/errors, whether the instances were capped, and the clock.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,8 +39,12 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
     ok = [r for r in records if r["status"] == "done"]
     na = np.array([len(r["axps"]) for r in ok]) if ok else np.zeros(0)
     nc = np.array([len(r["cxps"]) for r in ok]) if ok else np.zeros(0)
-    key = "cpu_s" if clock == "cpu" else "time_s"
-    times = np.array([r[key] for r in ok]) if ok else np.zeros(0)
+    if clock == "cpu" and any("cpu_s" not in r for r in ok):
+        print(f"warning: {meta['dataset']}: run file has no cpu_s (older fxai); using "
+              "wall-clock time_s; rerun xpg_explain for CPU times", file=sys.stderr)
+        clock = "wall"
+    times = np.array([r["cpu_s" if clock == "cpu" else "time_s"] for r in ok]) if ok \
+        else np.zeros(0)
 
     def len_pct(key: str) -> float:
         per = [np.mean([len(e) for e in r[key]]) for r in ok if r[key]]
@@ -66,6 +71,7 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
         "timeouts": sum(r["status"] == "timeout" for r in records),
         "errors": sum(r["status"] == "error" for r in records),
         "capped": cap is not None and len(records) >= cap,
+        "time_clock": clock,
     }
     return row
 
