@@ -63,8 +63,9 @@ def test_index(tmp_path: Path) -> None:
     prov = tmp_path / "p.json"
     provenance.write({"profile": "toy", "seed": 0}, prov, tmp_path / "p.html")
     files = [f"{root}/figures/xpg_runtime.png", f"{root}/report/tables/nbc_t7.html"]
-    write_index(files, str(root), str(tmp_path / "index.md"), str(prov))
-    text = (tmp_path / "index.md").read_text()
+    write_index(files, str(root), str(root / "report" / "index.md"), str(prov))
+    text = (root / "report" / "index.md").read_text()
     assert "Profile `toy`, seed 0" in text
-    assert "## nbc\n\n- [`report/tables/nbc_t7.html`](report/tables/nbc_t7.html)" in text
+    assert "## nbc\n\n- [`report/tables/nbc_t7.html`](tables/nbc_t7.html)" in text
+    assert "- [`figures/xpg_runtime.png`](../figures/xpg_runtime.png)" in text
     assert "## xpg" in text

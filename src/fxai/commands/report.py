@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 from pathlib import Path
 
 from fxai.report import figures, html
@@ -53,8 +54,9 @@ def write_index(files: list[str], results: str, out: str, provenance: str | None
         lines += [f"## {section}", ""]
         for f in sorted(by_section[section]):
             p = Path(f)
-            rel = p.relative_to(root) if p.is_relative_to(root) else p
-            lines.append(f"- [`{rel}`]({rel})")
+            shown = p.relative_to(root) if p.is_relative_to(root) else p
+            link = os.path.relpath(p, Path(out).parent)  # links work from the index's folder
+            lines.append(f"- [`{shown}`]({link})")
         lines.append("")
     lines.append(f"Open the full report: `snakemake --report {root}/report.html`.")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
