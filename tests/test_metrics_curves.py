@@ -94,3 +94,13 @@ def test_average_instances_and_code_kl_plateau():
 def test_zero_exact_ffa_gives_zero_error():
     c = instance_curves({"a": [[0.0, "axp", []]]}, {}, 1)["error"]
     np.testing.assert_allclose(c["a"][1], [0, 0])
+
+
+def test_thinning_keeps_first_last_and_counts():
+    run = [[0.1 * i, "axp", [i % 3]] for i in range(1, 101)]
+    exact = {0: 1 / 3, 1: 1 / 3, 2: 1 / 3}
+    full = instance_curves({"a": run}, exact, 100)["naxp"]["a"]
+    thin = instance_curves({"a": run}, exact, 100, max_points=10)["naxp"]["a"]
+    assert full[0].size == 101 and thin[0].size == 11  # the t = 0 point + 10 AXps
+    np.testing.assert_allclose(thin[1][[1, -1]], [0.01, 1.0])
+    np.testing.assert_allclose(thin[0][[1, -1]], full[0][[1, -1]])

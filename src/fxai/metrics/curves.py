@@ -51,9 +51,13 @@ def axp_steps(events: Sequence[Sequence]) -> list[tuple[float, dict[int, float],
     return out
 
 
-def _raw_curve(events, exact: FFA, n_exact: int, metric: str, variant: str) -> Curve:
+def _raw_curve(events, exact: FFA, n_exact: int, metric: str, variant: str,
+               max_points: int | None) -> Curve:
     steps = axp_steps(events)
     n_run = steps[-1][2] if steps else 0
+    if max_points and len(steps) > max_points:  # evenly spaced AXps, first and last kept
+        keep = np.unique(np.linspace(0, len(steps) - 1, max_points).round().astype(int))
+        steps = [steps[i] for i in keep]
     start = not (variant == "code" and metric == "kl")
     points = ([(0.0, {}, 0)] if start else []) + steps
     if metric == "error":
@@ -80,17 +84,20 @@ def time_scale(runs: Mapping[str, Sequence[Sequence]]) -> float:
 
 def instance_curves(
     runs: Mapping[str, Sequence[Sequence]], exact: FFA, n_exact: int, variant: str = "paper",
+    max_points: int | None = 2000,
 ) -> dict[str, dict[str, Curve]]:
     """Normalised curves ``{metric: {method: (t, values)}}`` for one instance.
 
     ``runs`` maps each method to its events; ``exact`` is the exact FFA and ``n_exact``
-    the exact number of AXps.
+    the exact number of AXps. With ``max_points`` a run with more AXps is evaluated after
+    that many evenly spaced AXps only (always the first and the last).
     """
     _check_variant(variant)
     scale = time_scale(runs)
     out: dict[str, dict[str, Curve]] = {}
     for metric in METRICS:
-        curves = {m: _raw_curve(ev, exact, n_exact, metric, variant) for m, ev in runs.items()}
+        curves = {m: _raw_curve(ev, exact, n_exact, metric, variant, max_points)
+                  for m, ev in runs.items()}
         if metric == "error":
             top = max((float(v.max()) for _, v in curves.values() if v.size), default=0.0)
             curves = {m: (t, v / top if top > 0 else np.zeros_like(v))

@@ -113,17 +113,19 @@ def rbo_ext(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
         return 0.0
     short, long_ = sorted((list(s), list(t)), key=len)
     n_s, n_l = len(short), len(long_)
-
-    def prefix(lst, d):
-        out: set = set()
-        for g in lst[:d]:
-            out |= g
-        return out
-
     agree = np.empty(n_l)
-    for d in range(1, n_l + 1):
-        a, b = prefix(short, d), prefix(long_, d)
-        agree[d - 1] = 2 * len(a & b) / (len(a) + len(b))
+    a: set = set()
+    b: set = set()
+    common = 0  # |a & b|, kept up to date as both prefixes grow by one rank
+    for d in range(n_l):
+        if d < n_s:
+            new_a = short[d] - a
+            common += len(new_a & b)
+            a |= new_a
+        new_b = long_[d] - b
+        common += len(new_b & a)
+        b |= new_b
+        agree[d] = 2 * common / (len(a) + len(b))
     x_s, x_l = agree[n_s - 1] * n_s, agree[n_l - 1] * n_s
     d = np.arange(1, n_l + 1)
     sum1 = np.sum(p ** d * agree)
