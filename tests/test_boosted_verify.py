@@ -53,6 +53,10 @@ def test_checker_agrees_with_brute_force(seed, mode):
         assert (cex is None) == bf.entails(s)
         if cex is not None:
             assert all(cex[i] == x[i] for i in s) and bf.predict([cex])[0] != bf.prediction
+        free = [f for f in ch.used if f not in s]
+        greedy = ch._descent([float(v) for v in x], free, bf.prediction) if free else None
+        if greedy is not None:  # the greedy search only ever returns real counterexamples
+            assert all(greedy[i] == x[i] for i in s) and bf.predict([greedy])[0] != bf.prediction
     axps, cxps = all_axps(bf), all_cxps(bf)
     assert all(ch.check_axp(x, s) for s in axps) and all(ch.check_cxp(x, s) for s in cxps)
     rng = np.random.default_rng(seed)

@@ -64,6 +64,8 @@ class BoostedChecker:
                  samples: int = 256, sample_seed: int = 0, enumerate_max: int = 4096):
         self.samples, self.sample_seed = samples, sample_seed
         self.enumerate_max = enumerate_max
+        self._choice_cache: dict[int, np.ndarray] = {}
+        self._last: tuple[tuple[float, ...], int] | None = None  # (instance, its class)
         if ties not in ("change", "keep"):
             raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
         self.booster = _as_booster(model)
@@ -152,17 +154,24 @@ class BoostedChecker:
         return int(margin > 0) != c
 
     def prediction(self, x) -> int:
-        m = self._margin(x)
-        if m == 0 and self.ties == "change":
-            raise ValueError("the instance has margin exactly 0 (tied scores)")
-        return int(m > 0)
+        key = tuple(float(v) for v in x)
+        if self._last is None or self._last[0] != key:
+            m = self._margin(x)
+            if m == 0 and self.ties == "change":
+                raise ValueError("the instance has margin exactly 0 (tied scores)")
+            self._last = (key, int(m > 0))
+        return self._last[1]
 
     def _choices(self, f: int) -> np.ndarray:
         """One float32 value per threshold interval of feature f (or its domain values)."""
-        if self.domains is not None and self.domains[f] is not None:
-            return np.asarray(self.domains[f], dtype=np.float32)
-        T = self.thresholds[f]
-        return np.r_[T[0] - np.float32(1), T].astype(np.float32)
+        if f not in self._choice_cache:
+            if self.domains is not None and self.domains[f] is not None:
+                vals = np.asarray(self.domains[f], dtype=np.float32)
+            else:
+                T = self.thresholds[f]
+                vals = np.r_[T[0] - np.float32(1), T].astype(np.float32)
+            self._choice_cache[f] = vals
+        return self._choice_cache[f]
 
     def _first_changed(self, pts: np.ndarray, c: int) -> list | None:
         m = self.booster.inplace_predict(pts, predict_type="margin")
@@ -176,6 +185,27 @@ class BoostedChecker:
         for f in free:
             pts[:, f] = rng.choice(self._choices(f), self.samples)
         return self._first_changed(pts, c)
+
+    def _descent(self, x: list[float], free: list[int], c: int) -> list | None:
+        """Greedy search from x: repeatedly move the one free feature whose change lowers the
+        margin towards the other class most (all moves scored in one XGBoost call)."""
+        sign = 1.0 if c == 1 else -1.0
+        point = np.asarray(x, dtype=np.float32)
+        current = sign * float(self.booster.inplace_predict(point[None], predict_type="margin")[0])
+        for _ in range(len(free)):
+            moves = [(f, v) for f in free for v in self._choices(f) if v != point[f]]
+            if not moves:
+                return None
+            pts = np.tile(point, (len(moves), 1))
+            pts[np.arange(len(moves)), [f for f, _ in moves]] = [v for _, v in moves]
+            m = sign * self.booster.inplace_predict(pts, predict_type="margin")
+            best = int(np.argmin(m))
+            if m[best] < 0 or (m[best] == 0 and self.ties == "change"):
+                return [float(v) for v in pts[best]]
+            if m[best] >= current:
+                return None
+            point, current = pts[best], float(m[best])
+        return None
 
     def _enumerated(self, x: list[float], free: list[int], c: int) -> list | None:
         """Exact by enumeration: every combination of the free features' interval values."""
@@ -202,6 +232,8 @@ class BoostedChecker:
             return self._enumerated(x, free, c)
         if self.samples:
             hit = self._sampled(x, free, c)
+            if hit is None:
+                hit = self._descent(x, free, c)
             if hit is not None:
                 return hit
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
