@@ -16,6 +16,12 @@ z and scored by XGBoost: a counterexample iff its score changes the class under 
 rule (``ties="change"``: margin 0 counts as a change; ``"keep"``: it does not).
 Only an optimum within HiGHS's tolerance (1e-9 absolute gap) of another point of opposite
 sign could be misjudged.
+
+Shortcuts, each exact or confirmed by XGBoost: a query with few free value combinations
+(<= ``enumerate_max``) is decided by scoring them all; otherwise seeded random points and
+a greedy descent on the margin look for a counterexample before the MILP is run. Cost
+(breast cancer, 25 trees depth 3, process CPU): ~50 ms per AXp of size ~10, ~10 ms per CXp;
+the FFA workflow can check a seeded sample of large runs (``ffa.verify_max``).
 """
 
 from __future__ import annotations
