@@ -74,7 +74,8 @@ class BoostedChecker:
         self._last: tuple[tuple[float, ...], int] | None = None  # (instance, its class)
         if ties not in ("change", "keep"):
             raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
-        self.booster = _as_booster(model)
+        self.booster = _as_booster(model).copy()  # scored single-threaded: many small calls
+        self.booster.set_param({"nthread": 1})
         self.ties, self.domains = ties, domains
         cfg = json.loads(self.booster.save_config())["learner"]["learner_model_param"]
         p = float(np.float32(float(cfg["base_score"].strip("[]"))))
