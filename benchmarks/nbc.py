@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         for d in args.decimals:
             rows.append(bench_dataset(ds, results, cfg, d, args.repeat, conf.get("seed", 0)))
-            print({k: round(v, 3) if isinstance(v, float) else v for k, v in rows[-1].items()})
+            print({k: round(float(v), 3) if isinstance(v, float | np.floating) else v
+                   for k, v in rows[-1].items()})
     df = pd.DataFrame(rows)
     if df.empty:
         return 1
