@@ -29,6 +29,7 @@ from sklearn.datasets import load_breast_cancer, load_digits, make_classificatio
 from fxai import explain
 from fxai.models import boosted
 from fxai.oracles.boosted import BoostedOracle
+from fxai.report.tables import to_markdown
 from fxai.verify.boosted import BoostedChecker
 
 METHODS = {"MARCO-A": "axp", "MARCO-C": "cxp", "MARCO-S": "switch"}
@@ -154,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {platform.python_version()}, {platform.machine()}; process CPU seconds; "
         f"FFA time limit {args.time_limit:g}s per run; seed {args.seed}.", "",
         "## Oracle calls per second (MARCO-A / MARCO-C query replay)", "",
-        thr_sum.to_markdown(index=False, floatfmt=".4g"), "",
+        to_markdown(thr_sum.round(4)), "",
         "## Time to exact FFA per instance", "",
-        ffa_sum.to_markdown(index=False, floatfmt=".4g"), "",
+        to_markdown(ffa_sum.round(4)), "",
     ]
     (out / "boosted.md").write_text("\n".join(md))
     print("\n".join(md))
