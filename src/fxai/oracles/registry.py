@@ -24,11 +24,7 @@ def _load_builtin() -> None:
     import importlib
 
     for name in ("nbc", "xpg", "boosted"):
-        try:
-            importlib.import_module(f"fxai.oracles.{name}")
-        except ModuleNotFoundError as err:  # an oracle module not written yet
-            if err.name != f"fxai.oracles.{name}":
-                raise
+        importlib.import_module(f"fxai.oracles.{name}")
 
 
 def for_model(model: object, x, **kwargs) -> Oracle:
