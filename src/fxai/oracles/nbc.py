@@ -234,4 +234,9 @@ class NBCOracle(Oracle):
         return False
 
 
-register(lambda m: isinstance(m, CategoricalNB | XLC), NBCOracle)
+def _build(model: CategoricalNB | XLC, x, decimals: int = 3, **_) -> NBCOracle:
+    """``for_model`` entry: domains are already in the fitted model, so extra options go."""
+    return NBCOracle(model, x, decimals=decimals)
+
+
+register(lambda m: isinstance(m, CategoricalNB | XLC), _build)

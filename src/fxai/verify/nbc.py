@@ -30,18 +30,32 @@ def _predict_one(model: CategoricalNB, x) -> int:
     return int(np.flatnonzero(model.classes_ == model.predict([x])[0])[0])
 
 
-def check_axp(model: CategoricalNB, x, xp: Iterable[int]) -> bool:
-    """True iff ``xp`` is an AXp of ``model`` at ``x``: fixing it forces the prediction,
-    and freeing any one more feature lets scikit-learn predict the other class."""
+def _adversary(model: CategoricalNB, x):
+    """(class of x, fixed set -> the completion that most favours the other class)."""
     x = [int(v) for v in x]
-    xp = sorted(set(xp))
     c = _predict_one(model, x)
     _, diffs = _score_diffs(model)
     worst = [int(np.argmin(d)) if c == 1 else int(np.argmax(d)) for d in diffs]
+    return c, lambda fixed: [v if i in fixed else worst[i] for i, v in enumerate(x)]
 
-    def adversary(fixed: set[int]) -> list[int]:
-        return [v if i in fixed else worst[i] for i, v in enumerate(x)]
 
+def weak_axp_fn(model: CategoricalNB, x):
+    """The test "does fixing S to x force the prediction?", by scikit-learn's predict on
+    the worst completion of S."""
+    c, adversary = _adversary(model, x)
+
+    def weak_axp(fixed: Iterable[int]) -> bool:
+        point = np.asarray([adversary(set(fixed))])
+        return bool(np.searchsorted(model.classes_, model.predict(point))[0] == c)
+
+    return weak_axp
+
+
+def check_axp(model: CategoricalNB, x, xp: Iterable[int]) -> bool:
+    """True iff ``xp`` is an AXp of ``model`` at ``x``: fixing it forces the prediction,
+    and freeing any one more feature lets scikit-learn predict the other class."""
+    xp = sorted(set(xp))
+    c, adversary = _adversary(model, x)
     rows = [adversary(set(xp))] + [adversary(set(xp) - {i}) for i in xp]
     pred = np.searchsorted(model.classes_, model.predict(np.asarray(rows)))
     return bool(pred[0] == c and np.all(pred[1:] != c))
