@@ -219,49 +219,24 @@ def display_cells(df: pd.DataFrame) -> pd.DataFrame:
 
 def to_markdown(df: pd.DataFrame, caption: str | None = None) -> str:
     """A GitHub-style Markdown table (with an optional caption line above it)."""
-    shown = display_cells(df)
-    head = "| " + " | ".join(shown.columns) + " |"
-    sep = "|" + "|".join("---" for _ in shown.columns) + "|"
-    body = ["| " + " | ".join(r) + " |" for r in shown.itertuples(index=False)]
-    text = "\n".join([head, sep, *body]) + "\n"
+    shown = display_cells(df)  # already formatted: keep the strings as they are
+    text = shown.to_markdown(index=False, tablefmt="github", disable_numparse=True) + "\n"
     return (f"{caption}\n\n" if caption else "") + text
-
-
-_TEX_ESCAPE = str.maketrans(
-    {
-        "&": r"\&",
-        "%": r"\%",
-        "$": r"\$",
-        "#": r"\#",
-        "_": r"\_",
-        "{": r"\{",
-        "}": r"\}",
-        "~": r"\textasciitilde{}",
-        "^": r"\textasciicircum{}",
-        "\\": r"\textbackslash{}",
-    }
-)
 
 
 def to_latex(df: pd.DataFrame, caption: str | None = None, label: str | None = None) -> str:
     """A booktabs ``table`` environment (needs ``\\usepackage{booktabs}``)."""
-    shown = display_cells(df)
-
-    def esc(s: str) -> str:
-        return s.translate(_TEX_ESCAPE)
-
     align = "".join("r" if pd.api.types.is_numeric_dtype(df[c]) else "l" for c in df.columns)
-    lines = [r"\begin{table}[ht]", r"\centering", r"\small"]
-    if caption:
-        lines.append(rf"\caption{{{esc(caption)}}}")
-    if label:
-        lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
-    lines.append(" & ".join(esc(c) for c in shown.columns) + r" \\")
-    lines.append(r"\midrule")
-    lines += [" & ".join(esc(v) for v in r) + r" \\" for r in shown.itertuples(index=False)]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    styler = (
+        display_cells(df).style.hide(axis="index")
+        .format(escape="latex").format_index(escape="latex", axis=1)
+    )
+    return styler.to_latex(column_format=align, hrules=True, position="ht",
+                           caption=caption and caption.translate(_TEX_ESCAPE), label=label,
+                           position_float="centering")
+
+
+_TEX_ESCAPE = str.maketrans({c: "\\" + c for c in "&%$#_{}"})
 
 
 def _write_all(df: pd.DataFrame, stem: Path, caption: str | None, tex: bool = True) -> None:
