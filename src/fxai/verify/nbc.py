@@ -40,15 +40,15 @@ def _adversary(model: CategoricalNB, x):
 
 
 def weak_axp_fn(model: CategoricalNB, x):
-    """The test "does fixing S to x force the prediction?", by scikit-learn's predict on
-    the worst completion of S."""
+    """Batched test "does fixing S to x force the prediction?" for sets S, by one call of
+    scikit-learn's predict on the worst completion of each S."""
     c, adversary = _adversary(model, x)
 
-    def weak_axp(fixed: Iterable[int]) -> bool:
-        point = np.asarray([adversary(set(fixed))])
-        return bool(np.searchsorted(model.classes_, model.predict(point))[0] == c)
+    def weak_axps(sets: list[set[int]]) -> list[bool]:
+        points = np.asarray([adversary(set(s)) for s in sets])
+        return list(np.searchsorted(model.classes_, model.predict(points)) == c)
 
-    return weak_axp
+    return weak_axps
 
 
 def check_axp(model: CategoricalNB, x, xp: Iterable[int]) -> bool:
