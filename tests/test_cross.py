@@ -55,3 +55,16 @@ def test_verify_record_rejects_a_wrong_axp():
     weak_axp, feats = verify.weak_axp_fn(model, x, doms)
     res["axp"]["features"] = res["axp"]["features"][:-1]  # no longer sufficient
     assert not verify_record(res, weak_axp, feats)
+
+
+def test_real_valued_tree_skips_approx_paxp_with_a_reason():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    dt = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    x = list(X[0])
+    o = oracles.for_model(dt, x, domains=[None] * 3)
+    res = explain_instance(o, time_limit=30, delta=0.9)
+    assert "approx_paxp" not in res and "real" in res["approx_paxp_skipped"]
+    weak_axp, feats = verify.weak_axp_fn(dt, x, [None] * 3)
+    assert res["marco-a"]["complete"] and verify_record(res, weak_axp, feats)

@@ -50,7 +50,12 @@ def timed(fn, clock=time.process_time):
 
 
 def explain_instance(o: Oracle, time_limit: float, delta: float) -> dict:
-    """Run every algorithm on one oracle; times are process CPU seconds."""
+    """Run every algorithm on one oracle; times are process CPU seconds.
+
+    One entailment call on the whole instance first primes the oracle (e.g. compiled
+    code) outside the clock, as the reference code's dummy call does.
+    """
+    o.entails(o.features)
     res: dict = {}
     axp, t = timed(lambda: explain.find_axp(o))
     res["axp"] = {"features": axp, "time_s": t}
@@ -70,9 +75,13 @@ def explain_instance(o: Oracle, time_limit: float, delta: float) -> dict:
         res["ffa"] = {"exact": {str(f): v for f, v in exact.items()},
                       "methods_agree": len(sets) == 1}
     if counts(o):
-        r, t = timed(lambda: approx_paxp(o, delta, seed=axp))
-        res["approx_paxp"] = {"delta": delta, "features": r.features,
-                              "precision": r.precision, "time_s": t}
+        try:
+            r, t = timed(lambda: approx_paxp(o, delta, seed=axp))
+        except NotImplementedError as err:  # e.g. real-valued features: no uniform measure
+            res["approx_paxp_skipped"] = str(err)
+        else:
+            res["approx_paxp"] = {"delta": delta, "features": r.features,
+                                  "precision": r.precision, "time_s": t}
     return res
 
 
