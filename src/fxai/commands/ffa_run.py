@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fxai import explain, oracles
+from fxai import explain, oracles, verify
 from fxai.explain.marco import CLOCKS
+from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
 
 LOG = logging.getLogger("fxai.ffa_run")
@@ -61,50 +62,17 @@ def pick_instance(test_ids, k: int, seed: int) -> int:
     return int(np.random.default_rng(seed).permutation(ids)[k])
 
 
-def load_model(path: str | Path):
-    """An XGBoost model (save_model JSON/UBJ) or a joblib-pickled sklearn model."""
-    path = Path(path)
-    if path.suffix in (".json", ".ubj"):
-        from fxai.models import boosted
+def checker_for(model, x) -> Checker:
+    """AXp / CXp checks by the model family's independent weak-AXp test (``fxai.verify``:
+    the MILP for XGBoost, leaf boxes for sklearn trees, scikit-learn's predict for NBCs)."""
+    weak_axps, feats = verify.weak_axp_fn(model, x)
 
-        return boosted.load(path)
-    if path.suffix == ".joblib":
-        import joblib
-
-        return joblib.load(path)
-    raise ValueError(f"{path}: unknown model format (expected .json, .ubj or .joblib)")
-
-
-def _from_weak_axp(weak_axp: Callable[[set[int]], bool], n: int) -> Checker:
-    """AXp / CXp checks (sufficient and subset-minimal) from an independent weak-AXp test."""
-    everything = set(range(n))
-
-    def check(kind: str, feats: list[int]) -> bool:
-        s = set(feats)
+    def check(kind: str, xp: list[int]) -> bool:
         if kind == "axp":
-            return weak_axp(s) and all(not weak_axp(s - {f}) for f in s)
-        return (not weak_axp(everything - s)) and all(weak_axp(everything - s | {f})
-                                                      for f in s)
+            return bool(verify.is_axp(weak_axps, xp))
+        return bool(verify.is_cxp(weak_axps, feats, xp))
+
     return check
-
-
-def checker_for(model, x) -> Checker | None:
-    """The independent checker of the model family (XGBoost: the MILP of
-    ``fxai.verify.boosted``; sklearn decision trees: the leaf boxes of
-    ``fxai.verify.xpg.TreeChecker``), or None when there is none."""
-    import xgboost
-    from sklearn.tree import DecisionTreeClassifier
-
-    if isinstance(model, xgboost.XGBModel | xgboost.Booster):
-        from fxai.verify import boosted
-
-        return lambda kind, feats: bool(
-            (boosted.check_axp if kind == "axp" else boosted.check_cxp)(model, x, feats))
-    if isinstance(model, DecisionTreeClassifier):
-        from fxai.verify.xpg import TreeChecker
-
-        return _from_weak_axp(TreeChecker(model, x).weak_axp, len(x))
-    return None
 
 
 def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: Path,
@@ -200,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     record = {"dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
               "k": args.instance, "x": x.tolist()}
     try:
-        model = load_model(args.model)
+        model = load_model(args.model, n_features=len(x))
         o = oracles.for_model(model, x)
         record["prediction"] = np.asarray(o.prediction).item()
         rule = explain.SwitchRule(w=args.window, alpha=args.alpha, eps=args.eps,
