@@ -30,6 +30,12 @@ def test_paper_profile_resolves_without_network():
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
+def test_paper_quick_overlay_resolves():
+    r = dry_run("--configfile", "config/paper.yaml", "config/paper-quick.yaml",
+                env={"FXAI_DATA_MIRROR": ""})
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
 def test_unknown_config_key_is_named(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text((ROOT / "config/config.yaml").read_text() + "\nnot_a_section: 1\n")
