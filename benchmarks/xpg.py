@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fxai.commands.xpg_explain import select_instances
-from fxai.commands.xpg_train import finite_domains
-from fxai.data.prepared import load
+from fxai.data.prepared import finite_domains, load
 from fxai.explain.marco import Marco
 from fxai.models.dtree import from_sklearn
 from fxai.models.obdd import OBDD

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from fxai import explain
-from fxai.commands.ffa_run import hitting_ok, pick_instance, run_instance
+from fxai.commands.ffa_run import hitting_ok, run_instance
+from fxai.data.split import pick_instance
 from fxai.metrics.curves import instance_curves
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from fxai import explain, oracles, verify
-from fxai.data.prepared import load, load_split
+from fxai.data.prepared import finite_domains, load, load_split
+from fxai.data.split import pick_instance
 from fxai.explain.paxp import approx_paxp
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
@@ -102,16 +103,16 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load(args.dataset, args.prepared)
     model = load_model(args.model, data.n_features)
-    doms = [None if d["type"] == "numeric" else list(d["values"]) for d in data.domains]
+    doms = finite_domains(data.domains)
     _, test = load_split(args.split)
-    rows = np.random.default_rng(args.seed).permutation(np.sort(test))[: args.instances]
+    rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = set()
     if out.exists():
         done = {json.loads(line)["instance"] for line in out.read_text().splitlines() if line}
     with out.open("a") as fh:
-        for k, row in enumerate(int(r) for r in rows):
+        for k, row in enumerate(rows):
             if row in done:
                 continue
             x = [v.item() for v in data.X[row]]

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from fxai import explain, oracles, verify
+from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
@@ -52,14 +53,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="test every feature alone as a CXp first (the reference --unit-mcs)")
     p.add_argument("--verify-max", type=int, default=0,
                    help="check at most this many explanations (seeded sample); 0 = all")
-
-
-def pick_instance(test_ids, k: int, seed: int) -> int:
-    """Row id of the K-th element of a seeded permutation of the test row ids."""
-    ids = np.sort(np.asarray(test_ids, dtype=int))
-    if not 0 <= k < ids.size:
-        raise ValueError(f"instance index {k} out of range: the test split has {ids.size} rows")
-    return int(np.random.default_rng(seed).permutation(ids)[k])
 
 
 def checker_for(model, x) -> Checker:

@@ -16,8 +16,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 
-from fxai.commands.xpg_train import finite_domains
-from fxai.data.prepared import load
+from fxai.data.prepared import finite_domains, load
 from fxai.explain.marco import Marco
 from fxai.models.dtree import from_sklearn
 from fxai.models.obdd import OBDD

@@ -11,7 +11,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 
-from fxai.data.prepared import load, load_split
+from fxai.data.prepared import finite_domains, load, load_split
 from fxai.models.dlist import learn_cn2
 from fxai.models.dtree import train_dt
 from fxai.models.obdd import OBDD
@@ -29,11 +29,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--beam-width", type=int, default=10, help="CN2 beam width")
     p.add_argument("--min-covered", type=int, default=1, help="CN2 min covered examples")
     p.add_argument("--max-rule-length", type=int, default=5, help="CN2 max rule length")
-
-
-def finite_domains(domains: list[dict]) -> list[list | None]:
-    """Per feature: its list of codes, or None for a numeric feature."""
-    return [None if d["type"] == "numeric" else list(d["values"]) for d in domains]
 
 
 def train(args: argparse.Namespace) -> dict:

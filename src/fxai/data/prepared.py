@@ -30,6 +30,11 @@ class Prepared:
         return len(self.feature_names)
 
 
+def finite_domains(domains: list[dict]) -> list[list | None]:
+    """Per feature of a domains list: its list of codes, or None for a numeric feature."""
+    return [None if d["type"] == "numeric" else list(d["values"]) for d in domains]
+
+
 def load(ds: str, root: str | Path = "data/prepared") -> Prepared:
     """Load ``<root>/<ds>.csv`` and ``<ds>.domains.json``; DataError if missing or inconsistent."""
     root = Path(root)

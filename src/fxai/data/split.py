@@ -31,6 +31,14 @@ def make_split(y: np.ndarray, test_size: float = 0.2, seed: int = 0) -> dict[str
             "train": sorted(int(i) for i in train), "test": sorted(int(i) for i in test)}
 
 
+def pick_instance(test_ids, k: int, seed: int) -> int:
+    """Row id of the K-th element of a seeded permutation of the test row ids."""
+    ids = np.sort(np.asarray(test_ids, dtype=int))
+    if not 0 <= k < ids.size:
+        raise ValueError(f"instance index {k} out of range: the test split has {ids.size} rows")
+    return int(np.random.default_rng(seed).permutation(ids)[k])
+
+
 def write_split(ds: str, y: np.ndarray, out: str | Path, test_size: float, seed: int) -> Path:
     """Write ``{"dataset", "seed", "test_size", "stratified", "train", "test"}`` atomically."""
     out = Path(out)
