@@ -6,7 +6,7 @@ import xgboost as xgb
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
-from fxai import oracles, verify
+from fxai import oracles
 from fxai.commands.cross_run import explain_instance, verify_record
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
 
@@ -41,8 +41,7 @@ def test_every_algorithm_matches_brute_force(seed, family):
         assert {tuple(a) for a in res[name]["axps"]} == axps
         assert {tuple(c) for c in res[name]["cxps"]} == cxps
     assert tuple(res["axp"]["features"]) in axps
-    weak_axp, feats = verify.weak_axp_fn(model, x, doms)
-    assert verify_record(res, weak_axp, feats)
+    assert verify_record(res, model, x, doms)
     if "approx_paxp" in res:
         p = res["approx_paxp"]
         assert brute.precision(p["features"]) >= 0.9 - 1e-9
@@ -52,9 +51,8 @@ def test_verify_record_rejects_a_wrong_axp():
     X, doms, models = _models(0)
     model, x = models["dt"], [int(v) for v in X[0]]
     res = explain_instance(oracles.for_model(model, x, domains=doms), 30, 0.9)
-    weak_axp, feats = verify.weak_axp_fn(model, x, doms)
     res["axp"]["features"] = res["axp"]["features"][:-1]  # no longer sufficient
-    assert not verify_record(res, weak_axp, feats)
+    assert not verify_record(res, model, x, doms)
 
 
 def test_real_valued_tree_skips_approx_paxp_with_a_reason():
@@ -66,5 +64,4 @@ def test_real_valued_tree_skips_approx_paxp_with_a_reason():
     o = oracles.for_model(dt, x, domains=[None] * 3)
     res = explain_instance(o, time_limit=30, delta=0.9)
     assert "approx_paxp" not in res and "real" in res["approx_paxp_skipped"]
-    weak_axp, feats = verify.weak_axp_fn(dt, x, [None] * 3)
-    assert res["marco-a"]["complete"] and verify_record(res, weak_axp, feats)
+    assert res["marco-a"]["complete"] and verify_record(res, dt, x, [None] * 3)

@@ -1,4 +1,5 @@
-"""``fxai ffa-run`` end to end on a tiny XGBoost model: the three methods agree, all verified."""
+"""``fxai ffa-run`` and ``fxai ffa-verify`` end to end on a tiny XGBoost model: the three
+methods agree and every explanation is verified; a wrong one is caught."""
 
 import json
 
@@ -35,12 +36,33 @@ def test_three_methods_agree_and_verify(tiny, k):
                      str(k), "--method", method, "--time-limit", "30", "--window", "2",
                      "--out", str(out)]) == 0
         rec = json.loads(out.read_text())
-        assert rec["status"] == "done" and rec["verified"] is True, rec.get("error")
+        assert rec["status"] == "done", rec.get("error")
         assert rec["dataset"] == "toy" and 160 <= rec["instance"] < 200
-        assert rec["n_checked"] == rec["n_axps"] + rec["n_cxps"]
+        check = verify_run(tiny, out)
+        assert check["verified"] is True and check["n_checked"] == rec["n_axps"] + rec["n_cxps"]
         assert len(out.with_suffix(".jsonl").read_text().splitlines()) == len(rec["events"])
         ffas.append(rec["ffa"])
     assert ffas[0] == ffas[1] == ffas[2]
+
+
+def verify_run(tiny, run, model="model.json"):
+    out = run.with_suffix(".check.json")
+    assert main(["ffa-verify", "--run", str(run), "--model", str(tiny / model),
+                 "--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_wrong_explanations_are_caught(tiny):
+    run = tiny / "marco-a" / "0.json"
+    rec = json.loads(run.read_text())
+    axp, cxp = rec["axps"][0], rec["cxps"][0]
+    rec["axps"] = [axp, axp[1:]] if len(axp) > 1 else [axp, []]  # a subset is not sufficient
+    rec["cxps"] = [cxp, sorted(set(cxp) | set(axp))]  # a superset is not minimal
+    bad = tiny / "wrong.json"
+    bad.write_text(json.dumps(rec))
+    check = verify_run(tiny, bad)
+    assert check["verified"] is False and check["n_failed"] == 2
+    assert check["failed_axps"] == [rec["axps"][1]] and check["failed_cxps"] == [rec["cxps"][1]]
 
 
 def test_bad_model_is_recorded_as_error(tiny):
@@ -51,13 +73,14 @@ def test_bad_model_is_recorded_as_error(tiny):
           "--time-limit", "5", "--out", str(out)])
     rec = json.loads(out.read_text())
     assert rec["status"] == "error" and "unknown model format" in rec["error"]
+    assert verify_run(tiny, out)["verified"] is None
 
 
 def test_decision_tree_runs_and_verifies(tiny):
     import joblib
     from sklearn.tree import DecisionTreeClassifier
 
-    from fxai.commands.ffa_run import checker_for
+    from fxai import verify
 
     df = pd.read_csv(tiny / "toy.csv")
     X, y = df.drop(columns="target").to_numpy(), df["target"].to_numpy()
@@ -68,8 +91,9 @@ def test_decision_tree_runs_and_verifies(tiny):
           "--split", str(tiny / "split.json"), "--instance", "0", "--method", "marco-s",
           "--time-limit", "30", "--out", str(out)])
     rec = json.loads(out.read_text())
-    assert rec["status"] == "done" and rec["verified"] is True and rec["n_axps"] >= 1
-    check = checker_for(clf, rec["x"])
+    assert rec["status"] == "done" and rec["n_axps"] >= 1
+    assert verify_run(tiny, out, "dt.joblib")["verified"] is True
     axp = rec["axps"][0]
-    assert check("axp", axp) and not check("axp", axp[1:] if len(axp) > 1 else [])
-    assert not check("cxp", sorted(set(range(5)) - set(axp)))  # fixing an AXp keeps it
+    ok_a, ok_c = verify.check_all(clf, rec["x"], [axp, axp[1:]],
+                                  [sorted(set(range(5)) - set(axp))])  # fixing an AXp keeps it
+    assert ok_a == [True, False] and ok_c == [False]

@@ -80,7 +80,14 @@ def test_make_report_writes_all_figures_and_table(tmp_path):
         p = tmp_path / f"r{i}.json"
         p.write_text(json.dumps(r))
         paths.append(p)
-    figs = make_report(paths, tmp_path / "fig", tmp_path / "tab")
+    checks = []
+    for i, r in enumerate(runs_of("mnist-1vs3", 0)):  # the sarcasm runs have no check record
+        p = tmp_path / f"c{i}.json"
+        p.write_text(json.dumps({"dataset": r["dataset"], "method": r["method"],
+                                 "instance": r["instance"], "verified": i != 1,
+                                 "n_checked": 4, "n_failed": int(i == 1)}))
+        checks.append(p)
+    figs = make_report(paths, checks, tmp_path / "fig", tmp_path / "tab")
     assert sorted(figs) == sorted(figure_paths(tmp_path / "fig")) and len(figs) == 10
     assert all(f.stat().st_size > 0 and f.with_suffix(".pdf").is_file() for f in figs)
     table = pd.read_csv(tmp_path / "tab" / "ffa_table1_runtime.csv")
@@ -89,5 +96,10 @@ def test_make_report_writes_all_figures_and_table(tmp_path):
     assert row["marco_a_time_mean_s"] == pytest.approx(1.0)
     assert row["marco_a_time_mean_s (published)"] == pytest.approx(9350.79)
     assert (tmp_path / "tab" / "ffa_table1_runtime.md").is_file()
+    summary = pd.read_csv(tmp_path / "tab" / "ffa_summary.csv").set_index(["dataset", "method"])
+    assert summary.loc[("mnist-1vs3", "marco-a"), "verified"] == "1/1"
+    assert summary.loc[("mnist-1vs3", "marco-c"), "verified"] == "0/1"
+    assert summary.loc[("mnist-1vs3", "marco-c"), "explanations_failed"] == 1
+    assert summary.loc[("sarcasm", "marco-a"), "verified"] == "0/0"
     with pytest.raises(ValueError, match="no FFA run"):
-        make_report([], tmp_path / "fig", tmp_path / "tab")
+        make_report([], [], tmp_path / "fig", tmp_path / "tab")

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from fxai import explain
-from fxai.commands.ffa_run import hitting_ok, run_instance
+from fxai.commands.ffa_run import run_instance
 from fxai.data.split import pick_instance
 from fxai.metrics.curves import instance_curves
-from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
 
 
 def table_model(seed: int, n: int = 5):
@@ -22,11 +22,6 @@ def table_model(seed: int, n: int = 5):
         return table[tuple(np.asarray(points).T)]
 
     return predict, domains, [int(rng.integers(0, len(d))) for d in domains]
-
-
-def brute_checker(predict, domains, x):
-    ref = BruteForceOracle(predict, domains, x)
-    return lambda kind, feats: (is_axp if kind == "axp" else is_cxp)(ref, feats)
 
 
 class SlowOracle(BruteForceOracle):
@@ -47,11 +42,10 @@ def test_three_methods_give_the_same_exact_ffa(tmp_path, seed):
     truth = explain.ffa_from_axps(sorted(all_axps(BruteForceOracle(*model))))
     for method in ("marco-a", "marco-c", "marco-s"):
         path = tmp_path / f"{method}.jsonl"
-        rec = run_instance(BruteForceOracle(*model), method, 60, path, brute_checker(*model),
+        rec = run_instance(BruteForceOracle(*model), method, 60, path,
                            switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5))
-        assert rec["status"] == "done" and rec["complete"] and rec["verified"] is True
+        assert rec["status"] == "done" and rec["complete"]
         assert {int(f): v for f, v in rec["ffa"].items()} == pytest.approx(truth)
-        assert rec["n_checked"] == rec["n_axps"] + rec["n_cxps"] and rec["hitting_ok"]
         lines = [json.loads(s) for s in path.read_text().splitlines()]
         assert lines == rec["events"]
         assert [e[2] for e in lines if e[1] == "axp"] == rec["axps"]
@@ -68,20 +62,6 @@ def test_unit_cxp_prepass_keeps_the_exact_sets(tmp_path, method):
         assert {tuple(c) for c in rec["cxps"]} == all_cxps(o)
         units = sorted(c for c in all_cxps(o) if len(c) == 1)
         assert [tuple(e[2]) for e in rec["events"][: len(units)]] == units
-
-
-def test_wrong_explanation_is_not_verified(tmp_path):
-    model = table_model(3)
-    rec = run_instance(BruteForceOracle(*model), "marco-a", 60, tmp_path / "e.jsonl",
-                       lambda kind, feats: kind == "cxp")
-    assert rec["verified"] is False
-
-
-def test_verify_sample_is_bounded(tmp_path):
-    model = table_model(5, n=6)
-    rec = run_instance(BruteForceOracle(*model), "marco-c", 60, tmp_path / "e.jsonl",
-                       brute_checker(*model), verify_max=2)
-    assert rec["n_checked"] == min(2, rec["n_axps"] + rec["n_cxps"]) and rec["verified"]
 
 
 def test_timed_out_run_still_yields_its_curve(tmp_path):
@@ -111,8 +91,3 @@ def test_unknown_method_is_rejected(tmp_path):
     with pytest.raises(ValueError, match="method"):
         run_instance(BruteForceOracle(*table_model(1)), "marco-x", 1, tmp_path / "e.jsonl")
 
-
-def test_hitting_duality_check():
-    assert hitting_ok([[0, 1], [2]], [[0, 2], [1, 2]])
-    assert not hitting_ok([[0, 1], [2]], [[0, 2], [1]])
-    assert hitting_ok([], [[0]]) and hitting_ok([[0]], [])

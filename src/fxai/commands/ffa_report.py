@@ -10,6 +10,7 @@ from fxai.report.ffa_figures import make_report
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", nargs="+", required=True, help="run records of fxai ffa-run")
+    p.add_argument("--checks", nargs="*", default=[], help="their check records (ffa-verify)")
     p.add_argument("--figures-dir", required=True)
     p.add_argument("--tables-dir", required=True)
     p.add_argument("--variant", choices=["paper", "code"], default="paper",
@@ -21,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    figs = make_report(args.runs, args.figures_dir, args.tables_dir, args.variant,
+    figs = make_report(args.runs, args.checks, args.figures_dir, args.tables_dir, args.variant,
                        args.log_time, args.reference or None)
     logging.getLogger("fxai.ffa_report").info("wrote %d figures", len(figs))
     return 0

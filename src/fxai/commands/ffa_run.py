@@ -3,10 +3,8 @@
 The instance is the K-th row id of a seeded permutation of the split's test rows (so the
 first N runs of a dataset are N distinct random test instances whatever N is). Events are
 appended and flushed to ``<out>.jsonl`` (stem of ``--out``) as they are found; the final
-run record is written to ``--out`` (JSON) at the end. Every logged AXp / CXp (or a seeded
-sample of ``--verify-max`` of them) is checked by an independent checker of the model family
-(``verified``; null when none exists), and ``hitting_ok`` records the oracle-free duality
-check that every AXp intersects every CXp.
+run record is written to ``--out`` (JSON) at the end. The explanations are checked
+afterwards by ``fxai ffa-verify`` (its own job, so that re-checking never re-enumerates).
 """
 
 from __future__ import annotations
@@ -16,13 +14,12 @@ import json
 import logging
 import time
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fxai import explain, oracles, verify
+from fxai import explain, oracles
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
 from fxai.models import load as load_model
@@ -30,7 +27,6 @@ from fxai.oracles.base import Oracle
 
 LOG = logging.getLogger("fxai.ffa_run")
 METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
-Checker = Callable[[str, list[int]], bool]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,27 +47,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--switch-variant", choices=["paper", "code"], default="paper")
     p.add_argument("--unit-cxps", action="store_true",
                    help="test every feature alone as a CXp first (the reference --unit-mcs)")
-    p.add_argument("--verify-max", type=int, default=0,
-                   help="check at most this many explanations (seeded sample); 0 = all")
-
-
-def checker_for(model, x) -> Checker:
-    """AXp / CXp checks by the model family's independent weak-AXp test (``fxai.verify``:
-    the MILP for XGBoost, leaf boxes for sklearn trees, scikit-learn's predict for NBCs)."""
-    weak_axps, feats = verify.weak_axp_fn(model, x)
-
-    def check(kind: str, xp: list[int]) -> bool:
-        if kind == "axp":
-            return bool(verify.is_axp(weak_axps, xp))
-        return bool(verify.is_cxp(weak_axps, feats, xp))
-
-    return check
 
 
 def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: Path,
-                 check: Checker | None = None, clock: str = "cpu",
-                 switch: explain.SwitchRule | None = None, verify_max: int = 0,
-                 seed: int = 0, unit_cxps: bool = False) -> dict:
+                 clock: str = "cpu", switch: explain.SwitchRule | None = None,
+                 unit_cxps: bool = False) -> dict:
     """Enumerate with ``method``; stream events to ``events_path``; return the result fields."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
@@ -97,14 +77,6 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
     elapsed, wall = clk() - start, time.perf_counter() - start_wall
     axps = [list(a) for a in m.axps]
     cxps = [list(c) for c in m.cxps]
-    verified, n_checked = None, 0
-    if check is not None:
-        todo = [("axp", a) for a in axps] + [("cxp", c) for c in cxps]
-        if 0 < verify_max < len(todo):
-            pick = np.random.default_rng(seed).choice(len(todo), verify_max, replace=False)
-            todo = [todo[i] for i in sorted(pick)]
-        verified = all(check(kind, feats) for kind, feats in todo)
-        n_checked = len(todo)
     return {
         "method": method,
         "status": "done" if m.complete else "timeout",
@@ -115,9 +87,6 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
         "time_limit": time_limit,
         "complete": m.complete,
         "switched_at": m.switched_at,
-        "verified": verified,
-        "n_checked": n_checked,
-        "hitting_ok": hitting_ok(axps, cxps),
         "oracle_calls": getattr(o, "calls", 0) - calls0,
         "n_axps": len(axps),
         "n_cxps": len(cxps),
@@ -127,19 +96,6 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
                 if m.complete else None),
         "events": events,
     }
-
-
-def hitting_ok(axps: list[list[int]], cxps: list[list[int]]) -> bool:
-    """Duality check (no oracle involved): every AXp shares a feature with every CXp."""
-    if not axps or not cxps:
-        return True
-    col = {f: i for i, f in enumerate(sorted({f for xp in axps + cxps for f in xp}))}
-    a, c = np.zeros((len(axps), len(col)), np.float32), np.zeros((len(cxps), len(col)), np.float32)
-    for i, xp in enumerate(axps):
-        a[i, [col[f] for f in xp]] = 1
-    for i, xp in enumerate(cxps):
-        c[i, [col[f] for f in xp]] = 1
-    return bool(((a @ c.T) > 0).all())
 
 
 def _write_json(path: Path, record: dict) -> None:
@@ -169,14 +125,11 @@ def run(args: argparse.Namespace) -> int:
         LOG.info("%s row %d (k=%d) %s, %d candidate features, limit %.0fs", record["dataset"],
                  row, args.instance, args.method, len(o.features), args.time_limit)
         record |= run_instance(o, args.method, args.time_limit, out.with_suffix(".jsonl"),
-                               checker_for(model, x), args.clock, rule, args.verify_max,
-                               args.seed, args.unit_cxps)
+                               args.clock, rule, args.unit_cxps)
     except Exception as err:  # recorded, so aggregation can count and report failures
         LOG.error("run failed: %s", traceback.format_exc())
-        record |= {"method": args.method, "status": "error", "error": repr(err),
-                   "verified": None, "time_s": None}
+        record |= {"method": args.method, "status": "error", "error": repr(err), "time_s": None}
     _write_json(out, record)
-    LOG.info("%s: %s, %s AXps, %s CXps, verified=%s, time %.2fs", args.method,
-             record["status"], record.get("n_axps"), record.get("n_cxps"),
-             record["verified"], record.get("time_s") or 0.0)
+    LOG.info("%s: %s, %s AXps, %s CXps, time %.2fs", args.method, record["status"],
+             record.get("n_axps"), record.get("n_cxps"), record.get("time_s") or 0.0)
     return 0

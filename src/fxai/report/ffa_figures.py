@@ -1,4 +1,5 @@
-"""Figures 1-10 and Table 1 of the anytime-FFA paper from the run records of ``fxai ffa-run``.
+"""Figures 1-10 and Table 1 of the anytime-FFA paper from the run records of ``fxai ffa-run``
+and their check records.
 
 * The exact FFA of an instance comes from the AXps of its *complete* runs; when several
   methods completed, their AXp sets must agree (disagreements are counted in the summary
@@ -9,7 +10,8 @@
 * Table 1: mean time to the exact FFA (the whole enumeration, complete runs only) per
   dataset and method, with the paper's values beside ours (``ffa_table1_runtime``).
 * ``ffa_summary.csv/.md``: per dataset and method, runs, complete / timeout / error counts,
-  the verified fraction, the AXp/CXp duality check, mean numbers of AXps and CXps, switches,
+  the verified runs and explanations (check records of ``fxai ffa-verify``), mean numbers
+  of AXps and CXps, switches,
   exact-FFA disagreements.
 """
 
@@ -63,9 +65,22 @@ def figure_paths(fig_dir: str | Path) -> list[Path]:
     ]
 
 
-def load_runs(paths: Iterable[str | Path]) -> list[dict]:
-    """The run records (one JSON object per file)."""
-    return [json.loads(Path(p).read_text()) for p in paths]
+CHECK_FIELDS = ("verified", "n_checked", "n_failed", "check_time_s")
+
+
+def load_runs(paths: Iterable[str | Path], checks: Iterable[str | Path] = ()) -> list[dict]:
+    """The run records (one JSON object per file), with the fields of their check records
+    (``fxai ffa-verify``) merged in; a run without a check record has ``verified`` None."""
+    found = {}
+    for p in checks:
+        c = json.loads(Path(p).read_text())
+        found[c["dataset"], c["method"], c["instance"]] = c
+    records = []
+    for p in paths:
+        r = json.loads(Path(p).read_text())
+        c = found.get((r.get("dataset"), r.get("method"), r.get("instance")), {})
+        records.append(r | {k: c.get(k) for k in CHECK_FIELDS})
+    return records
 
 
 def by_instance(records: Iterable[Mapping]) -> dict[tuple[str, int], dict[str, Mapping]]:
@@ -214,8 +229,8 @@ def summary_table(records: Sequence[Mapping], notes: Mapping[str, Mapping[str, i
                 "timeout": int((g["status"] == "timeout").sum()),
                 "error": int((g["status"] == "error").sum()),
                 "verified": f"{int(ver.astype(bool).sum())}/{len(ver)}",
-            "duality_ok": f"{int(g.get('hitting_ok', pd.Series(dtype=bool)).fillna(False).sum())}"
-                          f"/{int(g.get('hitting_ok', pd.Series(dtype=bool)).notna().sum())}",
+                "explanations_checked": int(g.get("n_checked", pd.Series(dtype=float)).sum()),
+                "explanations_failed": int(g.get("n_failed", pd.Series(dtype=float)).sum()),
                 "axps_mean": round(float(g.get("n_axps", pd.Series(dtype=float)).mean()), 1),
                 "cxps_mean": round(float(g.get("n_cxps", pd.Series(dtype=float)).mean()), 1),
                 "switched": int(g.get("switched_at", pd.Series(dtype=float)).notna().sum()),
@@ -228,6 +243,7 @@ def summary_table(records: Sequence[Mapping], notes: Mapping[str, Mapping[str, i
 
 def make_report(
     run_paths: Iterable[str | Path],
+    check_paths: Iterable[str | Path],
     fig_dir: str | Path,
     table_dir: str | Path,
     variant: str = "paper",
@@ -237,7 +253,7 @@ def make_report(
     """Figures 1-10, Table 1 and the run summary from the run files; returns figure paths."""
     from fxai.report.tables import write_table
 
-    records = load_runs(run_paths)
+    records = load_runs(run_paths, check_paths)
     if not records:
         raise ValueError("no FFA run records given")
     curves, notes = collect(records, variant)

@@ -2,16 +2,18 @@
 
 ``weak_axp_fn(model, x, domains)`` returns the family's own test "does fixing S to x
 force the prediction?" for a batch of sets S (scikit-learn's predict on worst completions
-for NBCs, leaf boxes for trees, ``dd`` restriction for OBDDs, a MILP for boosted trees);
-``is_axp`` and ``is_cxp`` check sufficiency and subset-minimality with one batch each
-(entailment is monotone, so single removals suffice).
+for NBCs, leaf boxes for trees, ``dd`` restriction for OBDDs, a compiled leaf search backed by
+a MILP for boosted trees); ``is_axp`` and ``is_cxp`` check sufficiency and subset-minimality
+with one batch each (entailment is monotone, so single removals suffice), ``check_all``
+checks many explanations with few batches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 WeakAXps = Callable[[list[set[int]]], list[bool]]
+_BATCHED = ("CategoricalNB", "DecisionTreeClassifier", "OBDD")  # all other models: XGBoost
 
 
 def _each(weak_axp: Callable[[set[int]], bool]) -> WeakAXps:
@@ -38,7 +40,13 @@ def weak_axp_fn(model, x, domains=None) -> tuple[WeakAXps, list[int]]:
     from fxai.verify.boosted import BoostedChecker
 
     chk = BoostedChecker(model, domains=domains)
-    return _each(lambda fixed: chk.entails(x, fixed)), list(range(chk.n_features))
+    feats = list(range(chk.n_features))
+    if domains is None:
+        from fxai.verify.boosted_leaves import LeafProver
+
+        prover = LeafProver(chk)
+        return (lambda sets: prover.weak_axps(x, sets)), feats
+    return _each(lambda fixed: chk.entails(x, fixed)), feats
 
 
 def is_axp(weak_axps: WeakAXps, xp: Iterable[int]) -> bool:
@@ -54,3 +62,31 @@ def is_cxp(weak_axps: WeakAXps, features: Iterable[int], xp: Iterable[int]) -> b
     rest = set(features) - y
     ok = weak_axps([rest] + [rest | {i} for i in sorted(y)])
     return (not ok[0]) and all(ok[1:])
+
+
+def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[int]],
+              domains=None, batch: int = 2000) -> tuple[list[bool], list[bool]]:
+    """``is_axp`` of every AXp and ``is_cxp`` of every CXp of ``model`` at ``x``; for XGBoost
+    (no domains) the compiled leaf search checks all of them in a few calls."""
+    if type(model).__name__ not in _BATCHED and domains is None:
+        from fxai.verify.boosted import BoostedChecker
+        from fxai.verify.boosted_leaves import LeafProver
+
+        return LeafProver(BoostedChecker(model)).check(x, [list(a) for a in axps],
+                                                       [list(c) for c in cxps])
+    weak_axps, features = weak_axp_fn(model, x, domains)
+    features = set(features)
+    items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
+    ok: list[bool] = []
+    for start in range(0, len(items), batch):
+        sets: list[set[int]] = []
+        spans = []
+        for kind, xp in items[start:start + batch]:
+            base = xp if kind == "axp" else features - xp
+            sets += [base] + [base - {i} if kind == "axp" else base | {i} for i in sorted(xp)]
+            spans.append((kind, len(sets) - len(xp) - 1, len(sets)))
+        res = weak_axps(sets)
+        for kind, a, b in spans:
+            head, rest = res[a], res[a + 1:b]
+            ok.append(head and not any(rest) if kind == "axp" else (not head) and all(rest))
+    return ok[:len(axps)], ok[len(axps):]

@@ -1,0 +1,317 @@
+"""Fast independent weak-AXp test for XGBoost models: a tree-by-tree leaf search (numba).
+
+"Does fixing S to x force the class?" is decided for many sets S in one compiled call. A
+box gives each used feature a range of threshold intervals (its float32 thresholds
+t_1 < ... < t_k cut the line into k+1 intervals; ``x < t_j`` is XGBoost's "yes" branch);
+fixing S makes the features of S a single interval. The search picks one leaf per tree,
+tree after tree, each compatible with the box left by the leaves picked before (the box
+shrinks to their common part), trying a tree's leaves from the lowest objective
+``sign * margin`` up (sign +1 for class 1). A partial pick is abandoned when its value plus,
+for every tree still to pick, the lowest leaf reachable in the current box, is above 0.
+A full pick whose objective is at most 0 is a candidate counterexample (a tie counts as a
+change with ``ties="change"``); it is accepted only when XGBoost's own ``inplace_predict``
+scores the point as a change. No full pick at most 0: the class is forced.
+
+This differs on purpose from the oracle (:mod:`fxai.oracles.boosted`, which splits boxes
+where the per-tree optima disagree) and shares no code with it: the trees are read from
+``Booster.trees_to_dataframe()`` and the intercept from ``save_config()`` (through
+:class:`fxai.verify.boosted.BoostedChecker`). A query needing more than ``max_nodes`` picks,
+or whose candidate XGBoost rejects (a margin within rounding of 0), is decided by the
+checker's MILP. Free features range over the reals (no domains).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from numba import njit
+
+from fxai.verify.boosted import BoostedChecker
+
+LOG = logging.getLogger(__name__)
+
+
+class LeafProver:
+    """Batched weak-AXp tests for one XGBoost binary model (any instance)."""
+
+    def __init__(self, checker: BoostedChecker, max_nodes: int = 200_000):
+        self.checker, self.max_nodes = checker, max_nodes
+        self.used = np.array(checker.used, dtype=np.int64)
+        self.col = np.full(checker.n_features, -1, dtype=np.int64)
+        self.col[self.used] = np.arange(len(self.used))
+        self.thr = [checker.thresholds[int(f)] for f in self.used]
+        m = len(self.used)  # column m: a dummy with one interval, for padding conditions
+        self.size = np.array([len(t) + 1 for t in self.thr] + [1], dtype=np.int32)
+        # rep[c, k]: a float32 value in interval k of column c (t_k itself; below t_1 for 0)
+        self.rep = np.zeros((m, int(self.size.max())), dtype=np.float32)
+        for c, t in enumerate(self.thr):
+            self.rep[c, : len(t) + 1] = np.r_[t[0] - np.float32(1), t]
+        names = checker.booster.feature_names or [f"f{i}" for i in range(checker.n_features)]
+        index = {n: i for i, n in enumerate(names)}
+        df = checker.booster.trees_to_dataframe()
+        trees = [self._leaves(t, index) for _, t in df.groupby("Tree")]
+        depth = max((len(c) for t in trees for _, c, _ in t), default=0) or 1
+        n_leaves = sum(len(t) for t in trees)
+        self.tree_end = np.cumsum([len(t) for t in trees]).astype(np.int64)
+        self.leaf_f = np.full((n_leaves, depth), m, dtype=np.int64)
+        self.leaf_lo = np.zeros((n_leaves, depth), dtype=np.int32)
+        self.leaf_hi = np.ones((n_leaves, depth), dtype=np.int32)
+        self.value = np.zeros(n_leaves)
+        self._node_ids = []
+        for s, (val, conds, node) in enumerate(itertools.chain.from_iterable(trees)):
+            self.value[s] = val
+            self._node_ids.append(node)
+            for d, (c, (lo, hi)) in enumerate(sorted(conds.items())):
+                self.leaf_f[s, d], self.leaf_lo[s, d], self.leaf_hi[s, d] = c, lo, hi
+        self.value32 = self.value.astype(np.float32)
+        self.base32 = self._calibrated_base()
+        # |float32 sum - exact sum| <= n_trees * max|partial sum| * 2^-24; doubled for float64
+        peak = abs(float(self.base32)) + sum(
+            float(np.abs(self.value[s:e]).max(initial=0.0))
+            for s, e in zip(np.r_[0, self.tree_end[:-1]], self.tree_end, strict=True))
+        self.tol = 2.0 * (len(trees) + 1) * peak * 2.0**-24
+        self.fallbacks = 0  # queries decided by the MILP so far
+
+    def _calibrated_base(self, n: int = 256) -> np.float32:
+        """XGBoost's float32 base margin: the value near the intercept with which the float32
+        sum "base, then each tree's leaf in tree order" equals ``inplace_predict``'s margin
+        bit for bit on ``n`` seeded random points (XGBoost rounds its intercept in float32)."""
+        import xgboost as xgb
+
+        rng = np.random.default_rng(0)
+        chk = self.checker
+        pts = rng.normal(size=(n, chk.n_features)).astype(np.float32)
+        for c, f in enumerate(self.used):
+            pts[:, f] = self.rep[c, rng.integers(0, self.size[c], n)]
+        leaf_ids = chk.booster.predict(xgb.DMatrix(pts), pred_leaf=True).astype(np.int64)
+        leaf_ids = leaf_ids.reshape(n, -1)
+        slot = {key: s for s, key in enumerate(self._node_ids)}
+        vals = np.array([[self.value[slot[t, int(i)]] for t, i in enumerate(row)]
+                         for row in leaf_ids], dtype=np.float32)
+        margin = chk.booster.inplace_predict(pts, predict_type="margin")
+        base = np.float32(chk.intercept)
+        for k in [0, *[d * j for j in range(1, 65) for d in (1, -1)]]:
+            cand = base + np.float32(k) * np.spacing(base)
+            acc = np.full(n, cand, dtype=np.float32)
+            for t in range(vals.shape[1]):
+                acc = acc + vals[:, t]
+            if np.array_equal(acc, margin):
+                return np.float32(cand)
+        raise RuntimeError("cannot reproduce XGBoost's float32 scoring of this model")
+
+    def _leaves(self, tree, index) -> list[tuple[float, dict, tuple[int, int]]]:
+        """(value, {column: [lo, hi) interval range}, (tree, node)) of each reachable leaf."""
+        nodes = {r.ID: r for r in tree.itertuples()}
+        out, stack = [], [(tree["ID"].iloc[0], {})]
+        while stack:
+            nid, conds = stack.pop()
+            r = nodes[nid]
+            if r.Feature == "Leaf":
+                out.append((float(np.float32(r.Gain)), conds, (int(r.Tree), int(r.Node))))
+                continue
+            c = int(self.col[index[r.Feature]])
+            j = int(np.searchsorted(self.thr[c], np.float32(r.Split)))  # x < t_j: k <= j
+            lo, hi = conds.get(c, (0, int(self.size[c])))
+            stack.append((r.Yes, {**conds, c: (lo, min(hi, j + 1))}))
+            stack.append((r.No, {**conds, c: (max(lo, j + 1), hi)}))
+        return [o for o in out if all(lo < hi for lo, hi in o[1].values())]
+
+    def weak_axps(self, x: Sequence[float], sets: Sequence[Iterable[int]]) -> list[bool]:
+        """For each set S: does fixing S to x force XGBoost's class at x?"""
+        sets = [list(s) for s in sets]
+        ends = np.cumsum([len(s) for s in sets], dtype=np.int64)
+        feats = np.fromiter(itertools.chain.from_iterable(sets), np.int64, int(ends[-1:].sum()))
+        n = len(sets)
+        return self._forced(x, np.zeros(n, np.int8), ends - [len(s) for s in sets], ends,
+                            np.full(n, -1), feats).tolist()
+
+    def check(self, x: Sequence[float], axps: Sequence[Sequence[int]],
+              cxps: Sequence[Sequence[int]], batch: int = 50_000) -> tuple[list[bool], list[bool]]:
+        """Is each AXp an AXp (sufficient; without any one feature not) and each CXp a CXp
+        (freeing it changes the class; freeing it without any one feature does not)?
+        The 1 + |E| queries of an explanation E are given as E plus a feature to leave out,
+        so no set is built per query."""
+        xps = [list(e) for e in axps] + [list(e) for e in cxps]
+        lens = np.array([len(e) for e in xps], dtype=np.int64)
+        ends = np.cumsum(lens)
+        feats = np.fromiter(itertools.chain.from_iterable(xps), np.int64, int(lens.sum()))
+        n_q = lens + 1  # per explanation: itself, then each of its features left out
+        owner = np.repeat(np.arange(len(xps)), n_q)
+        first = np.cumsum(n_q) - n_q
+        rank = np.arange(int(n_q.sum())) - np.repeat(first, n_q)  # 0: E itself, r: feature r-1
+        skip = np.full(len(owner), -1, dtype=np.int64)
+        skip[rank > 0] = feats[(ends[owner] - lens[owner] + rank - 1)[rank > 0]]
+        kind = (owner >= len(axps)).astype(np.int8)  # 0: E is fixed (AXp), 1: E is free (CXp)
+        forced = np.concatenate([
+            self._forced(x, kind[i:i + batch], (ends - lens)[owner[i:i + batch]],
+                         ends[owner[i:i + batch]], skip[i:i + batch], feats)
+            for i in range(0, len(owner), batch)]) if len(owner) else np.zeros(0, bool)
+        # an AXp must be forced and each removal not; a CXp the opposite
+        want = np.where(kind == 0, rank == 0, rank > 0)
+        ok = np.ones(len(xps), dtype=bool)
+        np.logical_and.at(ok, owner, forced == want)
+        return ok[: len(axps)].tolist(), ok[len(axps):].tolist()
+
+    def _forced(self, x, kind, starts, ends, skip, feats) -> np.ndarray:
+        """Query q: features feats[starts[q]:ends[q]] except skip[q] are fixed (kind 0) or
+        are the only free ones (kind 1); is the class forced?"""
+        chk = self.checker
+        c = chk.prediction(x)
+        sign = 1.0 if c == 1 else -1.0
+        sval = sign * self.value
+        first = np.r_[0, self.tree_end[:-1]]
+        order = np.concatenate([s + np.argsort(sval[s:e], kind="stable")
+                                for s, e in zip(first, self.tree_end, strict=True)])
+        xf = np.asarray(x, dtype=np.float32)
+        v = np.array([np.searchsorted(t, xf[f], side="right")
+                      for f, t in zip(self.used, self.thr, strict=True)] + [0], dtype=np.int32)
+        n = len(kind)
+        status = np.empty(n, dtype=np.int8)
+        wit = np.empty((n, len(self.size)), dtype=np.int32)
+        skip_col = np.where(skip >= 0, self.col[np.maximum(skip, 0)], -1)
+        _decide(kind, starts, ends, skip_col, self.col[feats], v, self.size, self.leaf_f,
+                self.leaf_lo, self.leaf_hi, sval, order, self.tree_end, sign * float(self.base32),
+                self.tol, self.value32, self.base32, c, chk.ties == "keep", self.max_nodes,
+                status, wit)
+        refuted = np.flatnonzero(status == 0)
+        if refuted.size:  # candidates stand only if XGBoost scores them as a change
+            w, back = _unique_rows(wit[refuted, :-1])
+            pts = np.tile(xf, (len(w), 1))
+            m = len(self.used)
+            pts[:, self.used] = np.where(w == v[:-1], xf[self.used], self.rep[np.arange(m), w])
+            margin = chk.booster.inplace_predict(pts, predict_type="margin")
+            changed = np.where(margin == 0, chk.ties == "change", (margin > 0) != bool(c))
+            status[refuted[~changed[back.ravel()]]] = -1
+        out = status == 1
+        for q in np.flatnonzero(status == -1):
+            listed = set(feats[starts[q]:ends[q]].tolist()) - {int(skip[q])}
+            fixed = listed if kind[q] == 0 else set(range(chk.n_features)) - listed
+            out[q] = chk.entails(x, fixed)
+            self.fallbacks += 1
+        if (status == -1).any():
+            LOG.info("%d of %d queries decided by the MILP", int((status == -1).sum()), n)
+        return out
+
+
+def _unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows, index of each row's one): rows hashed to 64 bits, then compared."""
+    key = a.astype(np.uint64) @ np.random.default_rng(0).integers(
+        1, 2**63, a.shape[1], dtype=np.uint64)
+    _, first, back = np.unique(key, return_index=True, return_inverse=True)
+    if not np.array_equal(a[first][back], a):  # a hash collision: no deduplication
+        return a, np.arange(len(a))
+    return a[first], back
+
+
+@njit(cache=True)
+def _reachable(leaf, lo, hi, leaf_f, leaf_lo, leaf_hi):  # pragma: no cover - compiled
+    for d in range(leaf_f.shape[1]):
+        f = leaf_f[leaf, d]
+        if lo[f] >= leaf_hi[leaf, d] or hi[f] <= leaf_lo[leaf, d]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _narrow(leaf, lo, hi, lo_out, hi_out, leaf_f, leaf_lo, leaf_hi):  # pragma: no cover
+    """lo_out, hi_out: the box lo, hi cut down to the leaf's path."""
+    lo_out[:] = lo
+    hi_out[:] = hi
+    for d in range(leaf_f.shape[1]):
+        f = leaf_f[leaf, d]
+        hi_out[f] = min(hi_out[f], leaf_hi[leaf, d])
+        lo_out[f] = max(lo_out[f], leaf_lo[leaf, d])
+
+
+@njit(cache=True)
+def _witness(lo, hi, v, out):  # pragma: no cover - compiled
+    """A point of the box (as intervals): the instance's interval where the box has it."""
+    for f in range(v.size):
+        out[f] = v[f] if lo[f] <= v[f] < hi[f] else lo[f]
+
+
+@njit(cache=True)
+def _changes(pick, value32, base32, c, strict):  # pragma: no cover - compiled
+    """XGBoost's class change for the picked leaves: float32 sum, base first, tree order."""
+    acc = base32
+    for t in range(pick.size):
+        acc = np.float32(acc + value32[pick[t]])
+    if acc == 0:
+        return not strict
+    return (acc > 0) != (c == 1)
+
+
+@njit(cache=True)
+def _decide(kind, starts, ends, skip, cols, v, size, leaf_f, leaf_lo, leaf_hi, sval, order,
+            tree_end, offset, tol, value32, base32, c, strict, max_nodes, status,
+            wit):  # pragma: no cover - compiled
+    """status[q]: 1 forced, 0 candidate counterexample (its intervals in wit[q]), -1 too many
+    picks. Columns < 0 (features no tree uses) are ignored. Depth t of the search is tree t;
+    lo_s[t], hi_s[t] is the box before picking in tree t. Bounds are float64 sums with
+    margin ``tol``; a full pick within ``tol`` of 0 is judged by XGBoost's float32 sum."""
+    n_t, m = tree_end.size, size.size
+    lo_s = np.empty((n_t + 1, m), dtype=np.int32)
+    hi_s = np.empty((n_t + 1, m), dtype=np.int32)
+    acc = np.empty(n_t + 1)
+    pos = np.empty(n_t, dtype=np.int64)
+    pick = np.empty(n_t, dtype=np.int64)
+    low = np.empty((n_t + 1, n_t), dtype=np.int64)  # per level, each tree's first reachable
+    for q in range(kind.size):
+        free = kind[q] == 1
+        for f in range(m):  # all free (kind 0) or all fixed (kind 1), then the listed ones
+            lo_s[0, f] = v[f] if free else 0
+            hi_s[0, f] = v[f] + 1 if free else size[f]
+        for j in range(starts[q], ends[q]):
+            f = cols[j]
+            if f >= 0 and f != skip[q]:
+                lo_s[0, f] = 0 if free else v[f]
+                hi_s[0, f] = size[f] if free else v[f] + 1
+        acc[0] = offset
+        pos[0] = -1
+        for u in range(n_t):
+            low[0, u] = 0 if u == 0 else tree_end[u - 1]
+        t, nodes, result = 0, 0, 1
+        while t >= 0:
+            start = 0 if t == 0 else tree_end[t - 1]
+            p = max(start + pos[t] + 1, low[t, t])
+            leaf = -1
+            while p < tree_end[t]:
+                if _reachable(order[p], lo_s[t], hi_s[t], leaf_f, leaf_lo, leaf_hi):
+                    leaf = order[p]
+                    break
+                p += 1
+            if leaf < 0:
+                t -= 1
+                continue
+            pos[t] = p - start
+            pick[t] = leaf
+            nodes += 1
+            if nodes > max_nodes:
+                result = -1
+                break
+            _narrow(leaf, lo_s[t], hi_s[t], lo_s[t + 1], hi_s[t + 1], leaf_f, leaf_lo, leaf_hi)
+            a = acc[t] + sval[leaf]
+            if t == n_t - 1:
+                if a <= tol and _changes(pick, value32, base32, c, strict):
+                    _witness(lo_s[t + 1], hi_s[t + 1], v, wit[q])
+                    result = 0
+                    break
+                if a > tol:
+                    t -= 1  # the last tree's next leaves are higher still: backtrack
+                continue
+            bound = a
+            for u in range(t + 1, n_t):  # the box only shrinks: scan on from level t's first
+                r = low[t, u]
+                while not _reachable(order[r], lo_s[t + 1], hi_s[t + 1], leaf_f, leaf_lo, leaf_hi):
+                    r += 1
+                low[t + 1, u] = r
+                bound += sval[order[r]]
+            if bound > tol:
+                continue  # no counterexample below this pick
+            acc[t + 1] = a
+            t += 1
+            pos[t] = -1
+        status[q] = result
