@@ -145,3 +145,25 @@ def test_unused_features_are_not_candidates_and_bad_input_is_rejected():
         BoostedOracle(ens, [1, 1, 5])
     with pytest.raises(ValueError, match="ties must be"):
         BoostedOracle(ens, [1, 1, 5, 7], ties="maybe")
+
+
+def stump(feature: int, below: float, above: float) -> B.Tree:
+    """A depth-1 tree: ``below`` if x_feature < 0.5, else ``above``."""
+    return B.Tree(feature=np.array([feature, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+                  left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+                  value=np.float32([0, below, above]))
+
+
+@pytest.mark.parametrize("ties", ["change", "keep"])
+def test_float32_near_tie_is_judged_as_xgboost_would(ties):
+    """At x0 = 0 the margin is 1 + 2^-25 - 1: positive in float64 but exactly 0 in XGBoost's
+    float32 sum (1 + 2^-25 rounds to 1). A tie changes the class under ties="change" only."""
+    ens = B.Ensemble(trees=(stump(0, 2.0**-25, 5.0), stump(1, -1.0, -1.0)), base_margin=1.0,
+                     n_features=2)
+    assert ens.margin([[0.0, 0.0]])[0] == 0.0 and ens.margin([[1.0, 0.0]])[0] == 5.0
+    o = BoostedOracle(ens, [1.0, 0.0], ties=ties)
+    cex = o.counterexample(set())
+    if ties == "change":
+        assert cex is not None and cex[0] < 0.5 and ens.margin([cex])[0] == 0.0
+    else:
+        assert cex is None and o.entails({1})

@@ -8,8 +8,10 @@ As in the authors' code, XGBoost is trained on the de-duplicated training rows.
 model (``save_raw("json")``, which stores float32 values exactly): every node's split
 feature, float32 threshold and children, every leaf's value, and the intercept. XGBoost
 compares float32 inputs, ``x < t`` going to the left ("yes") child; missing values never
-occur here, so default directions are ignored. The margin is the sum of one leaf per tree
-plus ``logit(base_score)`` (XGBoost >= 2 fits a non-zero intercept); class 1 iff margin > 0.
+occur here, so default directions are ignored. The margin is, as XGBoost computes it in
+float32, the intercept ``-log(1/base_score - 1)`` (XGBoost >= 2 fits a non-zero one) plus
+one leaf per tree, added in tree order; class 1 iff margin > 0. (A float64 sum differs from
+it by up to ~1e-6: enough to flip the class of points within that distance of a tie.)
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ class Tree:
 
 @dataclass(frozen=True)
 class Ensemble:
-    """A binary boosted-tree classifier: ``margin(x) = base_margin + sum_t leaf_t(x)``."""
+    """A binary boosted-tree classifier: ``margin(x) = base_margin + sum_t leaf_t(x)`` in
+    float32, base first, trees in order (``base_margin`` is a float32 value)."""
 
     trees: tuple[Tree, ...]
     base_margin: float
@@ -62,14 +65,14 @@ class Ensemble:
     feature_names: tuple[str, ...] | None = None
 
     def margin(self, X) -> np.ndarray:
-        """Margins (float64 sums of the float32 leaf values) of the rows of ``X``."""
+        """Margins of the rows of ``X``, bit for bit XGBoost's (float32 sums, as float64)."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float32))
         if X.shape[1] != self.n_features:
             raise ValueError(f"expected {self.n_features} features, got {X.shape[1]}")
-        total = np.full(len(X), self.base_margin, dtype=np.float64)
+        total = np.full(len(X), self.base_margin, dtype=np.float32)
         for t in self.trees:
             total += t.value[t.leaf_of(X)]
-        return total
+        return total.astype(np.float64)
 
     def predict(self, X, ties: str = "keep") -> np.ndarray:
         """Classes: 1 iff margin > 0 (XGBoost's rule). With ``ties="change"`` a margin of
@@ -144,9 +147,11 @@ def from_booster(model) -> Ensemble:
             )
         )
     names = b.feature_names
+    # XGBoost's float32 ProbToMargin: -log(1.0f / p - 1.0f)
+    odds_inv = float(np.float32(np.float32(1.0) / np.float32(p) - np.float32(1.0)))
     return Ensemble(
         trees=tuple(trees),
-        base_margin=math.log(p / (1.0 - p)),
+        base_margin=float(np.float32(-math.log(odds_inv))),
         n_features=int(param["num_feature"]),
         feature_names=tuple(names) if names else None,
     )

@@ -15,6 +15,14 @@ chosen leaves' boxes intersect, their common point attains the bound: a countere
 Otherwise some feature separates two chosen leaves; the box is split there, which removes
 one of them from each child, so the search terminates.
 
+Float32: XGBoost adds the intercept and the leaves in float32, in tree order, and a float64
+sum can differ from its margin by ~1e-6, enough to flip the class of a point within that
+distance of a tie (seen: an "AXp" of a PneumoniaMNIST instance admitted a point of XGBoost
+margin -1.5e-8 whose float64 sum was +7.2e-8). So boxes are pruned only when their float64
+bound exceeds a rigorous bound on that rounding, compatible leaves are judged by the float32
+sum, and a near-tie pick that keeps the class is cut off from the rest of its box, which is
+searched on: the answers are XGBoost's own.
+
 Incremental use across the thousands of calls of one enumeration: the leaves' path boxes,
 the instance's intervals and the compiled search are built once per oracle (the machine
 code once per installation: numba's on-disk cache); a call only builds the root box from
@@ -158,6 +166,9 @@ class BoostedOracle(Oracle):
                 rows_lo.append([lo for _, (lo, _) in items])
                 rows_hi.append([hi for _, (_, hi) in items])
                 vals.append(value)
+        self._val32 = np.array(vals, dtype=np.float64).astype(np.float32)  # signed, like vals
+        peak = abs(ens.base_margin) + sum(float(np.abs(t.value).max()) for t in ens.trees)
+        self._tol = 2.0 * (len(ens.trees) + 1) * peak * 2.0**-24  # float32 vs float64 sums
         self._cf = np.array(rows_f, dtype=np.int64).reshape(-1, depth)
         self._clo = np.array(rows_lo, dtype=np.int64).reshape(-1, depth)
         self._chi = np.array(rows_hi, dtype=np.int64).reshape(-1, depth)
@@ -197,7 +208,8 @@ class BoostedOracle(Oracle):
         lo[:n][mask] = self._v[mask]
         hi[:n][mask] = self._v[mask] + 1
         point = _search(self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
-                        self.ties == "keep", lo, hi, self._v)
+                        self.ties == "keep", lo, hi, self._v, self._tol, self._val32,
+                        np.float32(self._sign * self.ensemble.base_margin))
         return point if point.size else None
 
 
@@ -224,15 +236,29 @@ def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _search(cf, clo, chi, val, starts, offset, strict, lo0, hi0, v):  # pragma: no cover
+def _changes(first, val32, base32, strict):  # pragma: no cover - compiled
+    """Does the pick of leaves ``first`` change the class in XGBoost's float32 arithmetic
+    (base first, trees in order; values already multiplied by the class sign)?"""
+    acc = base32
+    for t in range(first.size):
+        acc = np.float32(acc + val32[first[t]])
+    return acc < 0 or (acc == 0 and not strict)
+
+
+@njit(cache=True)
+def _search(cf, clo, chi, val, starts, offset, strict, lo0, hi0, v, tol, val32,
+            base32):  # pragma: no cover - compiled
     """Depth-first branch and bound (see the module docstring). Boxes are per-feature
-    interval ranges [lo, hi); returns a counterexample's intervals or an empty array."""
+    interval ranges [lo, hi); returns a counterexample's intervals or an empty array.
+    Bounds are float64 sums, pruned only above ``tol`` (the float32 rounding bound); a pick
+    of compatible leaves is judged in float32 like XGBoost, and if it does not change the
+    class while other picks remain in the box, the box is split off around it."""
     n1 = lo0.size
     n = n1 - 1
     first = np.empty(starts.size, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
     b = _best_leaves(cf, clo, chi, val, starts, lo0, hi0, first) + offset
-    if b > 0 or (strict and b == 0):
+    if b > tol:
         return none
     cap = 64
     slo = np.empty((cap, n1), dtype=np.int64)
@@ -260,20 +286,29 @@ def _search(cf, clo, chi, val, starts, offset, strict, lo0, hi0, v):  # pragma: 
             if L[f] >= H[f]:
                 c = f
                 break
-        if c < 0:  # the best leaves are compatible: their common point is a counterexample
+        if c >= 0:
+            s = H[c]  # one chosen leaf needs x_c below s, another at or above it
+        elif _changes(first, val32, base32, strict):  # compatible: a counterexample
             point = np.empty(n, dtype=np.int64)
             for f in range(n):
                 point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]
             return point
-        s = H[c]  # one chosen leaf needs x_c below s, another at or above it
+        else:  # a float32 near-tie that keeps the class: cut the box down to the pick
+            for f in range(n):
+                if L[f] > lo[f] or H[f] < hi[f]:
+                    c = f
+                    break
+            if c < 0:
+                continue  # every point of the box takes this pick
+            s = L[c] if L[c] > lo[c] else H[c]
         hi_a = hi.copy()
         hi_a[c] = s
         b_a = _best_leaves(cf, clo, chi, val, starts, lo, hi_a, first) + offset
         lo_b = lo.copy()
         lo_b[c] = s
         b_b = _best_leaves(cf, clo, chi, val, starts, lo_b, hi, first) + offset
-        keep_a = not (b_a > 0 or (strict and b_a == 0))
-        keep_b = not (b_b > 0 or (strict and b_b == 0))
+        keep_a = b_a <= tol
+        keep_b = b_b <= tol
         if top + 2 > cap:
             cap *= 2
             slo2 = np.empty((cap, n1), dtype=np.int64)
