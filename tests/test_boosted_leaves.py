@@ -96,3 +96,17 @@ def test_check_of_explanations_matches_brute_force(seed):
     others = [s for s in sets if s not in cxps]
     _, ok_c = prover.check(x, [], [sorted(s) for s in others])
     assert not any(ok_c)
+
+
+def test_balanced_classes_intercept_is_xgboosts_float32_one():
+    """base_score near 0.5: XGBoost's float32 logit differs from the float64 one by ~100 ulps
+    (the digits 1 vs 7 model of the default profile); the search must use XGBoost's."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(288, 4)).round(2)
+    y = np.r_[np.ones(143), np.zeros(145)].astype(int)  # base_score 0.4965
+    rng.shuffle(y)
+    model = B.train(X, y, trees=5, depth=2, seed=0)
+    chk = BoostedChecker(model)
+    x = [float(v) for v in X[0]]
+    sets = [set(s) for k in range(5) for s in itertools.combinations(range(4), k)]
+    assert LeafProver(chk).weak_axps(x, sets) == brute_weak_axps(chk, x, sets)

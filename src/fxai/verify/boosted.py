@@ -78,8 +78,10 @@ class BoostedChecker:
         self.booster.set_param({"nthread": 1})
         self.ties, self.domains = ties, domains
         cfg = json.loads(self.booster.save_config())["learner"]["learner_model_param"]
-        p = float(np.float32(float(cfg["base_score"].strip("[]"))))
-        self.intercept = math.log(p / (1 - p))
+        p = np.float32(float(cfg["base_score"].strip("[]")))
+        # XGBoost's float32 logit, -log(1/p - 1): near p = 0.5 it differs from the float64
+        # logit by ~1e-7 (the float32 subtraction cancels), which matters at near ties
+        self.intercept = float(np.float32(-math.log(float(np.float32(1) / p - np.float32(1)))))
         self.n_features = int(cfg["num_feature"])
         names = self.booster.feature_names or [f"f{i}" for i in range(self.n_features)]
         index = {n: i for i, n in enumerate(names)}

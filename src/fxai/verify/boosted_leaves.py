@@ -76,9 +76,10 @@ class LeafProver:
         self.fallbacks = 0  # queries decided by the MILP so far
 
     def _calibrated_base(self, n: int = 256) -> np.float32:
-        """XGBoost's float32 base margin: the value near the intercept with which the float32
-        sum "base, then each tree's leaf in tree order" equals ``inplace_predict``'s margin
-        bit for bit on ``n`` seeded random points (XGBoost rounds its intercept in float32)."""
+        """XGBoost's float32 base margin: the value within 64 ulps of the checker's intercept
+        with which the float32 sum "base, then each tree's leaf in tree order" equals
+        ``inplace_predict``'s margin bit for bit on ``n`` seeded random points (the last bits
+        of XGBoost's float32 logarithm are its own)."""
         import xgboost as xgb
 
         rng = np.random.default_rng(0)
