@@ -25,6 +25,16 @@ def test_axp_steps_count_only_axps():
     assert steps[0][1] == {0: 1.0} and steps[1][1] == EXACT
 
 
+def test_axp_steps_thinned_keep_first_last_and_all_counts():
+    run = [[float(i), "axp", [i % 3, 3]] for i in range(10)] + [[10.0, "cxp", [0]]]
+    full = axp_steps(run)
+    thin = axp_steps(run, max_points=4)
+    assert [n for _, _, n in thin] == [1, 4, 7, 10]
+    assert thin == [full[n - 1] for _, _, n in thin]
+    assert thin[-1][1] == {0: 0.4, 1: 0.3, 2: 0.3, 3: 1.0}
+    assert axp_steps(run, max_points=50) == full
+
+
 def test_time_scale_is_last_axp_time_not_runtime():
     assert time_scale({"a": RUN_A, "b": RUN_B}) == 4.0  # B's CXp at 6 does not count
     assert time_scale({"a": [[0.0, "axp", [0]]]}) == 1.0

@@ -36,28 +36,27 @@ KL_INF_PAPER = 0.5
 Curve = tuple[np.ndarray, np.ndarray]
 
 
-def axp_steps(events: Sequence[Sequence]) -> list[tuple[float, dict[int, float], int]]:
-    """``(t, approximate FFA, number of AXps)`` after each AXp event, in event order."""
+def axp_steps(events: Sequence[Sequence], max_points: int | None = None
+              ) -> list[tuple[float, dict[int, float], int]]:
+    """``(t, approximate FFA, number of AXps)`` after each AXp event, in event order; with
+    ``max_points``, after that many evenly spaced AXps only (always the first and the last),
+    the counts still taken over every AXp (one pass; an FFA is built only where kept)."""
+    axps = [(t, feats) for t, kind, feats in events if kind == "axp"]
+    keep: Sequence[int] | set[int] = range(len(axps))
+    if max_points and len(axps) > max_points:
+        keep = set(np.linspace(0, len(axps) - 1, max_points).round().astype(int).tolist())
     counts: dict[int, int] = {}
     out = []
-    n = 0
-    for t, kind, feats in events:
-        if kind != "axp":
-            continue
-        n += 1
+    for n, (t, feats) in enumerate(axps, start=1):
         for f in feats:
             counts[int(f)] = counts.get(int(f), 0) + 1
-        out.append((float(t), {f: c / n for f, c in counts.items()}, n))
+        if n - 1 in keep:
+            out.append((float(t), {f: c / n for f, c in counts.items()}, n))
     return out
 
 
-def _raw_curve(events, exact: FFA, n_exact: int, metric: str, variant: str,
-               max_points: int | None) -> Curve:
-    steps = axp_steps(events)
+def _raw_curve(steps, exact: FFA, n_exact: int, metric: str, variant: str) -> Curve:
     n_run = steps[-1][2] if steps else 0
-    if max_points and len(steps) > max_points:  # evenly spaced AXps, first and last kept
-        keep = np.unique(np.linspace(0, len(steps) - 1, max_points).round().astype(int))
-        steps = [steps[i] for i in keep]
     start = not (variant == "code" and metric == "kl")
     points = ([(0.0, {}, 0)] if start else []) + steps
     if metric == "error":
@@ -94,10 +93,10 @@ def instance_curves(
     """
     _check_variant(variant)
     scale = time_scale(runs)
+    steps = {m: axp_steps(ev, max_points) for m, ev in runs.items()}
     out: dict[str, dict[str, Curve]] = {}
     for metric in METRICS:
-        curves = {m: _raw_curve(ev, exact, n_exact, metric, variant, max_points)
-                  for m, ev in runs.items()}
+        curves = {m: _raw_curve(st, exact, n_exact, metric, variant) for m, st in steps.items()}
         if metric == "error":
             top = max((float(v.max()) for _, v in curves.values() if v.size), default=0.0)
             curves = {m: (t, v / top if top > 0 else np.zeros_like(v))
