@@ -7,10 +7,12 @@ fixing S makes the features of S a single interval. The search picks one leaf pe
 tree after tree, each compatible with the box left by the leaves picked before (the box
 shrinks to their common part), trying a tree's leaves from the lowest objective
 ``sign * margin`` up (sign +1 for class 1). A partial pick is abandoned when its value plus,
-for every tree still to pick, the lowest leaf reachable in the current box, is above 0.
-A full pick whose objective is at most 0 is a candidate counterexample (a tie counts as a
-change with ``ties="change"``); it is accepted only when XGBoost's own ``inplace_predict``
-scores the point as a change. No full pick at most 0: the class is forced.
+for every tree still to pick, the lowest leaf reachable in the current box, is above a
+rigorous bound on float32 rounding (sums are float64). A full pick within that bound of 0
+or below is judged by XGBoost's own arithmetic (float32, the intercept first, trees in
+order; a tie counts as a change with ``ties="change"``); a change is a candidate
+counterexample, accepted only when XGBoost's ``inplace_predict`` scores the point as a
+change. No such pick: the class is forced.
 
 This differs on purpose from the oracle (:mod:`fxai.oracles.boosted`, which splits boxes
 where the per-tree optima disagree) and shares no code with it: the trees are read from
