@@ -3,9 +3,9 @@
 ``weak_axp_fn(model, x, domains)`` returns the family's own test "does fixing S to x
 force the prediction?" for a batch of sets S (scikit-learn's predict on worst completions
 for NBCs, leaf boxes for trees, ``dd`` restriction for OBDDs, a compiled leaf search backed by
-a MILP for boosted trees); ``is_axp`` and ``is_cxp`` check sufficiency and subset-minimality
-with one batch each (entailment is monotone, so single removals suffice), ``check_all``
-checks many explanations with few batches.
+a MILP for boosted trees); ``check_all`` checks that AXps are sufficient and subset-minimal
+and CXps the converse, many explanations per batch (entailment is monotone, so single
+removals suffice).
 """
 
 from __future__ import annotations
@@ -49,25 +49,10 @@ def weak_axp_fn(model, x, domains=None) -> tuple[WeakAXps, list[int]]:
     return _each(lambda fixed: chk.entails(x, fixed)), feats
 
 
-def is_axp(weak_axps: WeakAXps, xp: Iterable[int]) -> bool:
-    """Sufficient, and no single feature can be dropped."""
-    s = set(xp)
-    ok = weak_axps([s] + [s - {i} for i in sorted(s)])
-    return ok[0] and not any(ok[1:])
-
-
-def is_cxp(weak_axps: WeakAXps, features: Iterable[int], xp: Iterable[int]) -> bool:
-    """Freeing it changes the prediction; re-fixing any single feature of it does not."""
-    y = set(xp)
-    rest = set(features) - y
-    ok = weak_axps([rest] + [rest | {i} for i in sorted(y)])
-    return (not ok[0]) and all(ok[1:])
-
-
 def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[int]],
               domains=None, batch: int = 2000) -> tuple[list[bool], list[bool]]:
-    """``is_axp`` of every AXp and ``is_cxp`` of every CXp of ``model`` at ``x``; for XGBoost
-    (no domains) the compiled leaf search checks all of them in a few calls."""
+    """(is each AXp an AXp, is each CXp a CXp) of ``model`` at ``x``; for XGBoost (no
+    domains) the compiled leaf search checks all of them in a few calls."""
     if type(model).__name__ not in _BATCHED and domains is None:
         from fxai.verify.boosted import BoostedChecker
         from fxai.verify.boosted_leaves import LeafProver
