@@ -22,6 +22,7 @@ import pandas as pd
 from fxai import explain, oracles
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
+from fxai.files import write_atomic
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
 
@@ -98,12 +99,6 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
     }
 
 
-def _write_json(path: Path, record: dict) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(record) + "\n")
-    tmp.replace(path)
-
-
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     out = Path(args.out)
@@ -129,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as err:  # recorded, so aggregation can count and report failures
         LOG.error("run failed: %s", traceback.format_exc())
         record |= {"method": args.method, "status": "error", "error": repr(err), "time_s": None}
-    _write_json(out, record)
+    write_atomic(out, json.dumps(record) + "\n")
     LOG.info("%s: %s, %s AXps, %s CXps, time %.2fs", args.method, record["status"],
              record.get("n_axps"), record.get("n_cxps"), record.get("time_s") or 0.0)
     return 0

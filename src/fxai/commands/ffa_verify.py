@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from fxai import verify
+from fxai.files import write_atomic
 from fxai.models import load as load_model
 
 LOG = logging.getLogger("fxai.ffa_verify")
@@ -47,11 +48,7 @@ def run(args: argparse.Namespace) -> int:
     record = json.loads(Path(args.run).read_text())
     model = load_model(args.model, n_features=len(record["x"]))
     check = check_record(record, model)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(check) + "\n")
-    tmp.replace(out)
+    write_atomic(args.out, json.dumps(check) + "\n")
     LOG.info("%s %s k=%s: %s explanations checked, verified=%s (%s s CPU)", check["dataset"],
              check["method"], check["k"], check["n_checked"], check["verified"],
              check.get("check_time_s"))

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ from fxai.data.fetch import read_manifest
 from fxai.data.generators import generate
 from fxai.data.readers import read_table
 from fxai.data.registry import Registry
+from fxai.files import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -71,18 +70,6 @@ def _same(label: str, wanted: Any) -> bool:
         return float(label) == float(wanted)
     except (TypeError, ValueError):
         return False
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def feature_types(entry: dict[str, Any], columns: Sequence[str], origin: str) -> dict[str, str]:
@@ -297,9 +284,9 @@ def write_prepared(table: pd.DataFrame, domains: dict[str, Any], out_dir: str | 
     names = [f["name"] for f in domains["features"]]
     if list(table.columns) != [*names, "target"]:
         raise DataError(f"prepared table of {name}: columns do not match its domains.")
-    _atomic_write(out_dir / f"{name}.domains.json", json.dumps(domains, indent=1) + "\n")
+    write_atomic(out_dir / f"{name}.domains.json", json.dumps(domains, indent=1) + "\n")
     csv_path = out_dir / f"{name}.csv"
-    _atomic_write(csv_path, table.to_csv(index=False))
+    write_atomic(csv_path, table.to_csv(index=False))
     return csv_path
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +10,7 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from fxai.data.errors import DataError
+from fxai.files import write_atomic
 
 
 def make_split(y: np.ndarray, test_size: float = 0.2, seed: int = 0) -> dict[str, Any]:
@@ -42,10 +41,5 @@ def pick_instance(test_ids, k: int, seed: int) -> int:
 def write_split(ds: str, y: np.ndarray, out: str | Path, test_size: float, seed: int) -> Path:
     """Write ``{"dataset", "seed", "test_size", "stratified", "train", "test"}`` atomically."""
     out = Path(out)
-    doc = {"dataset": ds, **make_split(y, test_size, seed)}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f)
-    os.replace(tmp, out)
+    write_atomic(out, json.dumps({"dataset": ds, **make_split(y, test_size, seed)}))
     return out
