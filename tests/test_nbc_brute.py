@@ -1,7 +1,7 @@
 """NBC oracle, counting DP, ApproxPAXp and the independent checker against brute force."""
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fxai import oracles
@@ -87,6 +87,7 @@ def test_counts_exact_for_scaled_model_and_bounds_bracket(seed, n, decimals):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 8),
        delta=st.sampled_from([0.6, 0.75, 0.9, 0.95]))
+@example(seed=22310, n=1, delta=0.6)  # a near-tied score: the sound test cannot decide
 def test_approx_paxp_against_brute(seed, n, delta):
     model, doms, x = random_nbc(seed, n)
     o, b = oracles.for_model(model, x), brute(model, doms, x)
@@ -96,9 +97,13 @@ def test_approx_paxp_against_brute(seed, n, delta):
     kept = set(res.features)
     assert kept <= set(axp)
     assert b.precision(kept) >= delta
-    assert all(b.precision(kept - {i}) < delta for i in kept)
+    minimal = True
+    for i in kept:  # minimal, except where the sound test cannot decide (a near-tied score)
+        if b.precision(kept - {i}) >= delta:
+            minimal = False
+            assert not o.precision_at_least(kept - {i}, delta)  # undecided: kept, to be safe
     p = b.precision(kept)
-    assert check_approx_paxp(PrecisionChecker(model, x), axp, kept, delta) == (True, (p, p))
+    assert check_approx_paxp(PrecisionChecker(model, x), axp, kept, delta) == (minimal, (p, p))
     # the paper's mode decides with the scaled DP: minimal w.r.t. the scaled model
     paper = approx_paxp(oracles.for_model(model, x), delta, seed=axp, order=order)
     scaled = oracles.for_model(model, x).xlc.scaled(3)
