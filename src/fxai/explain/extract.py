@@ -12,6 +12,23 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
 
     ``seed`` must be a weak AXp. Features are tried for removal in ``order``
     (default ascending index); a feature stays only if freeing it breaks entailment.
+
+    The NBC paper's running example (Figure 1, instance (t, f, f, f, t) predicted ⊕;
+    features R1..R5 are 0..4, value f = 0, t = 1). Trying features in increasing δ_i,
+    as the paper does, gives its AXp {R1, R2, R5} (Example 3.2):
+
+    >>> import numpy as np
+    >>> from fxai.models.nbc import XLC
+    >>> from fxai.oracles.nbc import NBCOracle
+    >>> tables = [[[0.97, 0.03], [0.05, 0.95]], [[0.05, 0.95], [0.95, 0.05]],
+    ...           [[0.66, 0.34], [0.98, 0.02]], [[0.25, 0.75], [0.80, 0.20]],
+    ...           [[0.97, 0.03], [0.05, 0.95]]]  # Pr(R_i = f, t | ⊖), (... | ⊕)
+    >>> nbc = XLC.from_log_probs(np.log([0.9, 0.1]), [np.log(t) for t in tables])
+    >>> o = NBCOracle(nbc, [1, 0, 0, 0, 1])
+    >>> find_axp(o, order=[3, 2, 1, 0, 4])
+    [0, 1, 4]
+    >>> find_axp(o)  # ascending index: another AXp of the same instance
+    [1, 2, 4]
     """
     fixed = set(o.features if seed is None else seed)
     for i in sorted(fixed) if order is None else [j for j in order if j in fixed]:
@@ -29,6 +46,21 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     Features are tried in ``order``; each is re-fixed when a counterexample remains.
     When the oracle returns counterexample points, freed features on which the point
     agrees with the instance are re-fixed at once (as the reference code does).
+
+    A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1): freeing x0 and x1 can change
+    the prediction, and neither alone can:
+
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> o = XpGOracle(tree, [1, 1, 1])
+    >>> find_cxp(o)
+    [0, 2]
+    >>> find_cxp(o, seed=[0, 1])
+    [0, 1]
     """
     feats = o.features
     free = set(feats if seed is None else seed)

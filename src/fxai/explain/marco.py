@@ -39,8 +39,31 @@ class Marco:
     """Anytime enumeration; iterate for events. After iteration: ``complete``,
     ``switched_at`` (seconds, or None), ``axps``, ``cxps``.
 
+    ``target`` is ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S, with
+    ``switch`` deciding when; default :class:`SwitchRule`). ``clock`` stamps events with
+    ``"wall"`` or process ``"cpu"`` seconds; ``solver`` is a PySAT solver name.
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
     pre-pass) and records those found before the hitting-set loop.
+
+    All AXps and CXps of the NBC paper's running example (instance (t, f, f, f, t)),
+    with MARCO-A:
+
+    >>> import numpy as np
+    >>> from fxai.models.nbc import XLC
+    >>> from fxai.oracles.nbc import NBCOracle
+    >>> tables = [[[0.97, 0.03], [0.05, 0.95]], [[0.05, 0.95], [0.95, 0.05]],
+    ...           [[0.66, 0.34], [0.98, 0.02]], [[0.25, 0.75], [0.80, 0.20]],
+    ...           [[0.97, 0.03], [0.05, 0.95]]]
+    >>> nbc = XLC.from_log_probs(np.log([0.9, 0.1]), [np.log(t) for t in tables])
+    >>> m = Marco(NBCOracle(nbc, [1, 0, 0, 0, 1]), target="axp", time_limit=60)
+    >>> [(ev.kind, ev.features) for ev in m][:3]
+    [('cxp', (2, 4)), ('cxp', (1, 4)), ('cxp', (1, 2, 3))]
+    >>> m.complete
+    True
+    >>> sorted(m.axps)
+    [(0, 1, 2), (0, 1, 4), (0, 2, 4), (0, 3, 4), (1, 2, 4)]
+    >>> sorted(m.cxps)
+    [(0, 1), (0, 2), (0, 4), (1, 2, 3), (1, 4), (2, 4)]
     """
 
     def __init__(
@@ -126,5 +149,21 @@ class Marco:
 
 
 def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None, **kw) -> Marco:
-    """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found."""
+    """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
+
+    Keywords go to :class:`Marco`. A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
+
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> for ev in enumerate_xps(XpGOracle(tree, [1, 1, 1]), target="cxp"):
+    ...     print(ev.kind, ev.features)
+    axp (1, 2)
+    axp (0,)
+    cxp (0, 1)
+    cxp (0, 2)
+    """
     return Marco(o, target=target, time_limit=time_limit, **kw)

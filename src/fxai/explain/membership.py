@@ -14,7 +14,21 @@ from fxai.oracles.xpg import XpGOracle
 
 
 def relevant_features(o: Oracle) -> set[int]:
-    """Features that occur in some AXp (equivalently, in some CXp)."""
+    """Features that occur in some AXp (equivalently, in some CXp).
+
+    A tree predicting ``x0 or (x1 and x2)`` over four features (x3 is never tested):
+
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 4, domains=[[0, 1]] * 4)
+    >>> sorted(relevant_features(XpGOracle(tree, [1, 1, 1, 1])))
+    [0, 1, 2]
+    >>> sorted(relevant_features(XpGOracle(tree, [1, 0, 1, 1])))  # x0 alone decides
+    [0]
+    """
     if isinstance(o, XpGOracle) and o.graph.is_tree():
         return {f for c in tree_cxps(o.xpg) for f in c}
     m = Marco(o, target="cxp")
@@ -24,7 +38,20 @@ def relevant_features(o: Oracle) -> set[int]:
 
 
 def in_some_xp(o: Oracle, feature: int) -> bool:
-    """Membership query: does ``feature`` occur in some AXp (and so in some CXp)?"""
+    """Membership query: does ``feature`` occur in some AXp (and so in some CXp)?
+
+    The tree of :func:`relevant_features` at (1, 0, 1, 1): its only AXp is {x0}.
+
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 4, domains=[[0, 1]] * 4)
+    >>> o = XpGOracle(tree, [1, 0, 1, 1])
+    >>> in_some_xp(o, 0), in_some_xp(o, 2), in_some_xp(o, 3)
+    (True, False, False)
+    """
     if not 0 <= feature < o.n_features:
         raise ValueError(f"feature {feature} is not in 0..{o.n_features - 1}")
     if feature not in o.features:

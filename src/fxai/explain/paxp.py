@@ -35,6 +35,22 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
     features are tried again (further passes, usually none) until the result is an
     ApproxPAXp in the sense of Eq. (17): a WeakPAXp from which no single feature can be
     dropped (w.r.t. the oracle's ``precision`` or, if ``sound``, ``precision_at_least``).
+
+    The NBC paper's Example 4.3: from the AXp {R1, R2, R5} of the running example,
+    δ = 0.85 drops R2 and keeps {R1, R5}, of precision 7/8:
+
+    >>> import numpy as np
+    >>> from fxai.models.nbc import XLC
+    >>> from fxai.oracles.nbc import NBCOracle
+    >>> tables = [[[0.97, 0.03], [0.05, 0.95]], [[0.05, 0.95], [0.95, 0.05]],
+    ...           [[0.66, 0.34], [0.98, 0.02]], [[0.25, 0.75], [0.80, 0.20]],
+    ...           [[0.97, 0.03], [0.05, 0.95]]]
+    >>> nbc = XLC.from_log_probs(np.log([0.9, 0.1]), [np.log(t) for t in tables])
+    >>> o = NBCOracle(nbc, [1, 0, 0, 0, 1])
+    >>> approx_paxp(o, delta=0.85, seed=[0, 1, 4])
+    ApproxPAXp(features=[0, 4], precision=0.875, queries=4, passes=2)
+    >>> approx_paxp(o, delta=0.85, seed=[0, 1, 4], sound=True).features
+    [0, 4]
     """
     if not 0.0 <= delta <= 1.0:
         raise ValueError(f"delta must lie in [0, 1], got {delta}")

@@ -14,6 +14,21 @@ from dataclasses import dataclass, field
 
 @dataclass
 class SwitchRule:
+    """MARCO-S's switch condition: window ``w``, ratio ``alpha`` (6), stability ``eps`` (7).
+
+    Feed it the size of each explanation found (:meth:`record`) and ask :meth:`needed`.
+    With a window of 3, three CXps of size 2 make condition (7) hold:
+
+    >>> rule = SwitchRule(w=3)
+    >>> for size in (2, 2):
+    ...     rule.record("cxp", size)
+    >>> rule.needed()
+    False
+    >>> rule.record("cxp", 2)
+    >>> rule.needed()
+    True
+    """
+
     w: int = 50
     alpha: float = 2.0
     eps: float = 1.0
@@ -27,13 +42,32 @@ class SwitchRule:
             raise ValueError(f"switch variant must be 'paper' or 'code', not {self.variant!r}")
 
     def record(self, kind: str, size: int) -> None:
+        """Note an explanation of ``kind`` (``"axp"`` or ``"cxp"``) with ``size`` features.
+
+        The ``"code"`` variant keeps unit explanations out of the windows:
+
+        >>> rule = SwitchRule(variant="code")
+        >>> rule.record("cxp", 1); rule.record("cxp", 3)
+        >>> rule.unit_cxps, rule.cxps
+        (1, [3])
+        """
         if self.variant == "code" and size == 1:
             self.unit_cxps += kind == "cxp"
             return
         (self.axps if kind == "axp" else self.cxps).append(size)
 
     def needed(self) -> bool:
-        """True when (6) or (7) holds for the explanations recorded so far."""
+        """True when (6) or (7) holds for the explanations recorded so far.
+
+        Condition (6): the last ``w`` AXps are ``alpha`` times as large as the last ``w``
+        CXps (here 6 features against 2; sizes vary, so (7) does not hold):
+
+        >>> rule = SwitchRule(w=2, alpha=2.0, eps=0.5)
+        >>> for kind, size in [("cxp", 1), ("axp", 6), ("cxp", 3), ("axp", 6)]:
+        ...     rule.record(kind, size)
+        >>> rule.needed()
+        True
+        """
         w, a, c = self.w, self.axps, self.cxps
         if self.variant == "paper":
             gap = len(a) >= w and len(c) >= w and sum(a[-w:]) >= self.alpha * sum(c[-w:])

@@ -40,7 +40,14 @@ def axp_steps(events: Sequence[Sequence], max_points: int | None = None
               ) -> list[tuple[float, dict[int, float], int]]:
     """``(t, approximate FFA, number of AXps)`` after each AXp event, in event order; with
     ``max_points``, after that many evenly spaced AXps only (always the first and the last),
-    the counts still taken over every AXp (one pass; an FFA is built only where kept)."""
+    the counts still taken over every AXp (one pass; an FFA is built only where kept).
+
+    >>> events = [[0.1, "cxp", [2, 4]], [0.2, "axp", [0, 2, 4]], [0.4, "axp", [0, 1, 4]]]
+    >>> for t, ffa, n in axp_steps(events):
+    ...     print(t, ffa, n)
+    0.2 {0: 1.0, 2: 1.0, 4: 1.0} 1
+    0.4 {0: 1.0, 2: 0.5, 4: 1.0, 1: 0.5} 2
+    """
     axps = [(t, feats) for t, kind, feats in events if kind == "axp"]
     keep: Sequence[int] | set[int] = range(len(axps))
     if max_points and len(axps) > max_points:
@@ -76,7 +83,12 @@ def _raw_curve(steps, exact: FFA, n_exact: int, metric: str, variant: str) -> Cu
 
 
 def time_scale(runs: Mapping[str, Sequence[Sequence]]) -> float:
-    """The largest AXp-discovery time among the runs (1.0 if none is positive)."""
+    """The largest AXp-discovery time among the runs (1.0 if none is positive).
+
+    >>> time_scale({"marco-a": [[0.2, "axp", [0]], [0.9, "cxp", [1]]],
+    ...             "marco-c": [[0.5, "axp", [1]]]})
+    0.5
+    """
     t = max((float(e[0]) for ev in runs.values() for e in ev if e[1] == "axp"), default=0.0)
     return t if t > 0 else 1.0
 
@@ -90,6 +102,18 @@ def instance_curves(
     ``runs`` maps each method to its events; ``exact`` is the exact FFA and ``n_exact``
     the exact number of AXps. With ``max_points`` a run with more AXps is evaluated after
     that many evenly spaced AXps only (always the first and the last).
+
+    One MARCO-A run on the NBC paper's running example, stopped after two AXps (the
+    exact FFA has 5 AXps); time runs to 1 at the last AXp:
+
+    >>> events = [[0.1, "cxp", [2, 4]], [0.2, "axp", [0, 2, 4]], [0.4, "axp", [0, 1, 4]]]
+    >>> exact = {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
+    >>> curves = instance_curves({"marco-a": events}, exact, n_exact=5)
+    >>> t, error = curves["error"]["marco-a"]
+    >>> t.tolist(), error.round(4).tolist()
+    ([0.0, 0.5, 1.0], [1.0, 0.5333, 0.2667])
+    >>> curves["naxp"]["marco-a"][1].tolist()
+    [0.0, 0.2, 0.4]
     """
     _check_variant(variant)
     scale = time_scale(runs)
@@ -111,7 +135,13 @@ def instance_curves(
 
 
 def sample(curve: Curve, grid: np.ndarray) -> np.ndarray:
-    """Values of the step function ``curve`` at ``grid`` (hold last; first value before)."""
+    """Values of the step function ``curve`` at ``grid`` (hold last; first value before).
+
+    >>> import numpy as np
+    >>> curve = (np.array([0.0, 0.5, 1.0]), np.array([1.0, 0.5, 0.2]))
+    >>> sample(curve, np.array([-1.0, 0.25, 0.5, 2.0])).tolist()
+    [1.0, 1.0, 0.5, 0.2]
+    """
     t, v = curve
     if t.size == 0:
         return np.full(grid.shape, np.nan)
@@ -120,7 +150,15 @@ def sample(curve: Curve, grid: np.ndarray) -> np.ndarray:
 
 
 def merge(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray]:
-    """All curves sampled on the union of their times: ``(grid, matrix[curve, time])``."""
+    """All curves sampled on the union of their times: ``(grid, matrix[curve, time])``.
+
+    >>> import numpy as np
+    >>> a = (np.array([0.0, 0.5]), np.array([1.0, 0.5]))
+    >>> b = (np.array([0.0, 0.7]), np.array([1.0, 0.0]))
+    >>> grid, values = merge([a, b])
+    >>> grid.tolist(), values.tolist()
+    ([0.0, 0.5, 0.7], [[1.0, 0.5, 0.5], [1.0, 1.0, 0.0]])
+    """
     grid = np.unique(np.concatenate([c[0] for c in curves])) if curves else np.array([])
     return grid, np.array([sample(c, grid) for c in curves])
 
@@ -130,6 +168,15 @@ def average(curves: Sequence[Curve], lead_value: float | None = None) -> Curve:
 
     With ``lead_value`` the leading run of equal values of the mean is replaced by it
     (the reference code's treatment of KL plateaus).
+
+    >>> import numpy as np
+    >>> a = (np.array([0.0, 0.5]), np.array([1.0, 0.5]))
+    >>> b = (np.array([0.0, 0.7]), np.array([1.0, 0.0]))
+    >>> grid, mean = average([a, b])
+    >>> grid.tolist(), mean.tolist()
+    ([0.0, 0.5, 0.7], [1.0, 0.75, 0.25])
+    >>> average([a, b], lead_value=0.5)[1].tolist()  # leading plateau shown as 0.5
+    [0.5, 0.75, 0.25]
     """
     grid, mat = merge([c for c in curves if c[0].size])
     if grid.size == 0:
@@ -144,7 +191,17 @@ def average(curves: Sequence[Curve], lead_value: float | None = None) -> Curve:
 def average_instances(
     per_instance: Sequence[Mapping[str, Mapping[str, Curve]]], variant: str = "paper",
 ) -> dict[str, dict[str, Curve]]:
-    """``{metric: {method: mean curve}}`` over instances (each must have every method)."""
+    """``{metric: {method: mean curve}}`` over instances (each must have every method).
+
+    Two instances, one method, with curves from :func:`instance_curves`:
+
+    >>> first = instance_curves({"m": [[1.0, "axp", [0]]]}, {0: 1.0}, n_exact=1)
+    >>> second = instance_curves({"m": [[2.0, "axp", [1]], [4.0, "axp", [0]]]},
+    ...                          {0: 0.5, 1: 0.5}, n_exact=2)
+    >>> t, error = average_instances([first, second])["error"]["m"]
+    >>> t.tolist(), error.tolist()
+    ([0.0, 0.5, 1.0], [1.0, 1.0, 0.0])
+    """
     if not per_instance:
         return {}
     methods = list(per_instance[0][METRICS[0]])

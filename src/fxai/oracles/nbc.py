@@ -112,7 +112,28 @@ def _threshold(gamma_units: float, prediction: int) -> int:
 
 
 class NBCOracle(Oracle):
-    """Oracle for a binary NBC (``CategoricalNB`` or an :class:`XLC`) at instance ``x``."""
+    """Oracle for a binary NBC (``CategoricalNB`` or an :class:`XLC`) at instance ``x``.
+
+    ``decimals`` sets the scaling of the counting DP (:meth:`precision`). The NBC paper's
+    running example (Figures 1-3; features R1..R5 are 0..4, value f = 0, t = 1), whose
+    printed values are rounded from 2-decimal intermediates:
+
+    >>> import numpy as np
+    >>> from fxai.models.nbc import XLC
+    >>> tables = [[[0.97, 0.03], [0.05, 0.95]], [[0.05, 0.95], [0.95, 0.05]],
+    ...           [[0.66, 0.34], [0.98, 0.02]], [[0.25, 0.75], [0.80, 0.20]],
+    ...           [[0.97, 0.03], [0.05, 0.95]]]  # Pr(R_i = f, t | ⊖), (... | ⊕)
+    >>> nbc = XLC.from_log_probs(np.log([0.9, 0.1]), [np.log(t) for t in tables])
+    >>> o = NBCOracle(nbc, [1, 0, 0, 0, 1])  # (t, f, f, f, t)
+    >>> o.prediction, round(o.gamma, 2), round(o.phi, 2)  # paper: ⊕, 9.25, 15.23
+    (1, 9.22, 15.23)
+    >>> [round(float(d), 2) for d in o.deltas]  # paper: 6.43, 5.90, 3.23, 2.49, 6.43
+    [6.42, 5.89, 3.23, 2.48, 6.42]
+    >>> o.axp(), o.entails([0, 1, 4]), o.entails([0, 4])  # Example 3.2
+    ([0, 1, 4], True, False)
+    >>> o.precision([0, 4]), o.precision([0])  # Example 4.3: 7/8 and 9/16
+    (0.875, 0.5625)
+    """
 
     def __init__(self, model: CategoricalNB | XLC, x, decimals: int = 3):
         self.xlc = model if isinstance(model, XLC) else XLC.from_categorical_nb(model)
@@ -132,22 +153,44 @@ class NBCOracle(Oracle):
     # --- Section 3: AXp / CXp of the XLC -------------------------------------------------
     @property
     def gamma(self) -> float:
+        """``Γ``: the margin of the instance towards its prediction (class example)."""
         return self.slack.gamma
 
     @property
     def deltas(self) -> np.ndarray:
+        """``δ_i``: the largest loss of each feature when freed (class example)."""
         return self.slack.deltas
 
     @property
     def phi(self) -> float:
+        """``Φ = Σ δ_i - Γ``: ``S`` is a weak AXp iff ``Σ_{i∈S} δ_i > Φ`` (≥ for class 0)."""
         return self.slack.phi
 
     def axp(self) -> list[int]:
-        """The polynomial-time AXp (sorting the ``δ_i``)."""
+        """The polynomial-time AXp (sorting the ``δ_i``).
+
+        The NBC paper's Example 4.1 model (``ν(x) = -7 + Σ x_i``, values 1, 2, 3 coded
+        0, 1, 2): at (3, 3, 3, 3) any two free features keep the sum above 7.
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2]).axp()
+        [2, 3]
+        """
         return axp(self.slack)
 
     def min_cxp(self) -> list[int] | None:
-        """A minimum-size CXp (largest ``δ_i`` first), or None if the prediction is constant."""
+        """A minimum-size CXp (largest ``δ_i`` first), or None if the prediction is constant.
+
+        The Example 4.1 model of :meth:`axp`: three features must change at (3, 3, 3, 3).
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2]).min_cxp()
+        [0, 1, 2]
+        """
         return min_cxp(self.slack)
 
     def _free(self, fixed: Iterable[int]) -> frozenset[int]:
@@ -158,12 +201,33 @@ class NBCOracle(Oracle):
         return frozenset(range(self.n_features)) - fixed
 
     def entails(self, fixed: Iterable[int]) -> bool:
+        """True iff the worst case of the free features, ``Σ δ_i``, stays within ``Γ``.
+
+        The Example 4.1 model of :meth:`axp` at (3, 3, 3, 3): ``Γ = 5``, each ``δ_i = 2``.
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> o = NBCOracle(xlc, [2, 2, 2, 2])
+        >>> o.gamma, o.entails([0, 1]), o.entails([0])
+        (5.0, True, False)
+        """
         self.calls += 1
         free = self._free(fixed)
         return bool(self.slack.keeps(sum(float(self.deltas[i]) for i in free)))
 
     def counterexample(self, fixed: Iterable[int]):
-        """The worst-case point: every free feature takes its largest-loss value."""
+        """The worst-case point: every free feature takes its largest-loss value.
+
+        None when ``fixed`` entails the prediction. The Example 4.1 model of :meth:`axp`:
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> o = NBCOracle(xlc, [2, 2, 2, 2])
+        >>> o.counterexample([0]), o.counterexample([0, 1])
+        ([2, 0, 0, 0], None)
+        """
         self.calls += 1
         free = self._free(fixed)
         if self.slack.keeps(sum(float(self.deltas[i]) for i in free)):
@@ -176,7 +240,14 @@ class NBCOracle(Oracle):
         """Precision of ``fixed`` by the scaled DP (the paper's method, ``decimals`` places).
 
         This is exact for the integer-scaled model; for the real-valued one use
-        :meth:`precision_bounds` / :meth:`precision_at_least`.
+        :meth:`precision_bounds` / :meth:`precision_at_least`. The Example 4.1 model of
+        :meth:`axp` (integer weights): 50 of the 81 points are predicted 1.
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2], decimals=0).precision([]) == 50 / 81
+        True
         """
         self.precision_calls += 1
         if self.scaled_slack.prediction != self.prediction:
@@ -184,7 +255,18 @@ class NBCOracle(Oracle):
         return self.dp.keep_probability(self._free(fixed))
 
     def count(self, fixed: Iterable[int]) -> int:
-        """Number of points with ``x_S = v_S`` and the same prediction (scaled DP)."""
+        """Number of points with ``x_S = v_S`` and the same prediction (scaled DP).
+
+        The NBC paper's Examples 4.1 (50 points) and 4.2 (x2 = 1 and x4 = 3: 6 points):
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2], decimals=0).count([])
+        50
+        >>> NBCOracle(xlc, [2, 0, 2, 2], decimals=0).count([1, 3])
+        6
+        """
         free = self._free(fixed)
         space = int(np.prod([self.xlc.domain_sizes[i] for i in free], dtype=object))
         return round(self.precision(set(range(self.n_features)) - free) * space)
@@ -210,6 +292,14 @@ class NBCOracle(Oracle):
 
         Losses rounded up (down) can only lose (gain) points, so the integer counts bracket
         the true one. Returns ``(0, 1)`` when the DP row would exceed ``MAX_COLUMNS``.
+        Integer weights (the Example 4.1 model of :meth:`axp`) give equal bounds:
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> lo, hi = NBCOracle(xlc, [2, 2, 2, 2]).precision_bounds([], decimals=0)
+        >>> lo == hi == 50 / 81
+        True
         """
         free = self._free(fixed)
         lo, hi = self._bound_dp(decimals, "lower"), self._bound_dp(decimals, "upper")
@@ -223,6 +313,14 @@ class NBCOracle(Oracle):
 
         Starts from the bounds at ``decimals`` places and adds places while ``δ`` lies
         between them; if still undecided, answers False (never claims a false guarantee).
+        The Example 4.1 model of :meth:`axp` has precision 50/81 ≈ 0.617 at (3, 3, 3, 3):
+
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> o = NBCOracle(xlc, [2, 2, 2, 2])
+        >>> o.precision_at_least([], 0.6), o.precision_at_least([], 0.62)
+        (True, False)
         """
         fixed = set(fixed)
         for d in range(self.decimals, max_decimals + 1):

@@ -20,7 +20,21 @@ from fxai.oracles.registry import register
 
 
 class ExplanationGraph:
-    """The XpG of ``graph`` at instance ``x`` (prediction: the graph's own)."""
+    """The XpG of ``graph`` at instance ``x`` (prediction: the graph's own).
+
+    Nodes keep the graph's numbering: ``var[k]`` is node k's feature (-1 at terminals),
+    ``zero[k]`` marks 0-terminals, ``edges[k]`` lists ``(child, label)``. A tree
+    predicting ``x0 or (x1 and x2)`` (nodes 0-6) at (1, 1, 1):
+
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...               Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...               Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> xpg = ExplanationGraph(tree, [1, 1, 1])
+    >>> xpg.prediction, xpg.edges[0], [k for k, z in enumerate(xpg.zero) if z]
+    (1, [(1, 0), (2, 1)], [3, 5])
+    """
 
     def __init__(self, graph: DecisionGraph, x: Sequence):
         self.graph, self.instance = graph, list(x)
@@ -49,7 +63,19 @@ class ExplanationGraph:
         self.children = [[c for c, _ in es] for es in self.edges]
 
     def path_to_zero(self, free: Iterable[int]) -> bool:
-        """Algorithm 1: is a 0-labelled terminal reachable with ``free`` features free?"""
+        """Algorithm 1: is a 0-labelled terminal reachable with ``free`` features free?
+
+        The tree of :class:`ExplanationGraph` at (1, 1, 1):
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> xpg = ExplanationGraph(tree, [1, 1, 1])
+        >>> xpg.path_to_zero({0}), xpg.path_to_zero({0, 1})
+        (False, True)
+        """
         free = free if isinstance(free, set | frozenset) else set(free)
         var, zero, one, children = self.var, self.zero, self.one, self.children
         stack, seen = [self.root], {self.root}
@@ -73,7 +99,19 @@ class ExplanationGraph:
         return False
 
     def zero_path(self, free: Iterable[int]) -> list[tuple[int, int]] | None:
-        """Like :meth:`path_to_zero`, but returns the edges (node, edge index) of one path."""
+        """Like :meth:`path_to_zero`, but returns the edges (node, edge index) of one path.
+
+        None when no 0-terminal is reachable. The tree of :class:`ExplanationGraph`:
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> xpg = ExplanationGraph(tree, [1, 1, 1])
+        >>> xpg.zero_path({0, 1}), xpg.zero_path({1})
+        ([(0, 0), (1, 0)], None)
+        """
         free = set(free)
         parent: dict[int, tuple[int, int] | None] = {self.root: None}
         stack = [self.root]
@@ -95,11 +133,36 @@ class ExplanationGraph:
         return None
 
     def evaluate(self, s: Sequence[int]) -> int:
-        """sigma_D(s): 1 iff no 0-terminal is activated (s[i] = 1 means feature i fixed)."""
+        """sigma_D(s): 1 iff no 0-terminal is activated (s[i] = 1 means feature i fixed).
+
+        The XpG as a Boolean classifier (the XpG paper's Example 5), on the tree of
+        :class:`ExplanationGraph` at (1, 1, 1):
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> xpg = ExplanationGraph(tree, [1, 1, 1])
+        >>> xpg.evaluate([1, 0, 0]), xpg.evaluate([0, 1, 1]), xpg.evaluate([0, 0, 1])
+        (1, 1, 0)
+        """
         return int(not self.path_to_zero({i for i, si in enumerate(s) if not si}))
 
     def witness(self, path: list[tuple[int, int]]) -> list:
-        """A point that follows ``path``: ``v`` changed only where a 0-edge forces it."""
+        """A point that follows ``path``: ``v`` changed only where a 0-edge forces it.
+
+        The tree of :class:`ExplanationGraph` at (1, 1, 1), with x0 and x1 free:
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> xpg = ExplanationGraph(tree, [1, 1, 1])
+        >>> xpg.witness(xpg.zero_path({0, 1}))
+        [0, 0, 1]
+        """
         need: dict[int, object] = {}
         for p, j in path:
             f = self.var[p]
@@ -115,7 +178,29 @@ class ExplanationGraph:
 
 
 class XpGOracle(Oracle):
-    """Entailment by Algorithm 1 on the XpG; counterexamples from the path found."""
+    """Entailment by Algorithm 1 on the XpG; counterexamples from the path found.
+
+    The XpG paper's running example (Figure 1; Age W, T, O / Income L, M, H / Credit P,
+    F, E coded 0, 1, 2; Student N, Y coded 0, 1; node k here is node k + 1 there). At
+    v = (O, L, Y, P), predicted T, the AXp is {Age, Credit} (Example 7: {1, 4}):
+
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> def vs(*values): return ValueSet(frozenset(values))
+    >>> fig1 = DecisionGraph([
+    ...     Node(2, ((vs(0), 1), (vs(1), 2))), Node(0, ((vs(2), 3), (vs(0, 1), 4))),
+    ...     Node(3, ((vs(2), 5), (vs(0, 1), 6))), Node(label="T"),
+    ...     Node(1, ((vs(2), 7), (vs(0, 1), 8))), Node(label="L"),
+    ...     Node(0, ((vs(0, 2), 9), (vs(1), 10))), Node(0, ((vs(1), 11), (vs(0), 12))),
+    ...     Node(label="N"), Node(label="T"), Node(1, ((vs(2), 13), (vs(0, 1), 14))),
+    ...     Node(label="L"), Node(label="N"), Node(label="T"), Node(label="L")],
+    ...     4, domains=[[0, 1, 2], [0, 1, 2], [0, 1], [0, 1, 2]])
+    >>> o = XpGOracle(fig1, [2, 0, 1, 0])
+    >>> o.prediction, o.entails([0, 3]), o.entails([3])
+    ('T', True, False)
+    >>> from fxai import explain
+    >>> explain.find_axp(o), explain.find_cxp(o)
+    ([0, 3], [0])
+    """
 
     def __init__(self, graph: DecisionGraph, x: Sequence):
         self.xpg = ExplanationGraph(graph, x)
@@ -128,16 +213,43 @@ class XpGOracle(Oracle):
 
     @property
     def features(self) -> list[int]:
+        """The features the graph tests (the others are in no explanation)."""
         return list(self._features)
 
     def _free(self, fixed: Iterable[int]) -> set[int]:
         return set(self._features).difference(fixed)
 
     def entails(self, fixed: Iterable[int]) -> bool:
+        """No 0-terminal is reachable with the other used features free.
+
+        A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> o = XpGOracle(tree, [1, 1, 1])
+        >>> o.entails([0]), o.entails([1, 2]), o.entails([1])
+        (True, True, False)
+        """
         self.calls += 1
         return not self.xpg.path_to_zero(self._free(fixed))
 
     def counterexample(self, fixed: Iterable[int]):
+        """A point along a path to a 0-terminal, or None when ``fixed`` entails.
+
+        The tree of :meth:`entails` at (1, 1, 1):
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> o = XpGOracle(tree, [1, 1, 1])
+        >>> o.counterexample([2]), o.counterexample([0])
+        ([0, 0, 1], None)
+        """
         self.calls += 1
         path = self.xpg.zero_path(self._free(fixed))
         return None if path is None else self.xpg.witness(path)
@@ -147,6 +259,17 @@ class XpGOracle(Oracle):
 
         Exact for trees (per-path value counts) and read-once graphs (OBDDs, OMDDs:
         a dynamic programme over the DAG); every tested feature needs a finite domain.
+        The tree of :meth:`entails` at (1, 1, 1): 5 of 8 points are predicted 1, 3 of
+        the 4 points with x1 = 1:
+
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> o = XpGOracle(tree, [1, 1, 1])
+        >>> o.precision([]), o.precision([1]), o.precision([0])
+        (0.625, 0.75, 1.0)
         """
         fixed = set(fixed)
         g = self.graph
