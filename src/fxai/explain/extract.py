@@ -17,6 +17,8 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     features R1..R5 are 0..4, value f = 0, t = 1). Trying features in increasing δ_i,
     as the paper does, gives its AXp {R1, R2, R5} (Example 3.2):
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> from fxai.oracles.nbc import NBCOracle
@@ -50,6 +52,8 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1): freeing x0 and x1 can change
     the prediction, and neither alone can:
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> from fxai.oracles.xpg import XpGOracle
     >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))

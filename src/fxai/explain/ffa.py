@@ -13,6 +13,8 @@ def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
 
     The five AXps of the NBC paper's running example (instance (t, f, f, f, t)):
 
+    Examples
+    --------
     >>> ffa_from_axps([(0, 2, 4), (0, 1, 4), (1, 2, 4), (0, 1, 2), (0, 3, 4)])
     {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
     """
@@ -32,6 +34,8 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> from fxai.oracles.xpg import XpGOracle
     >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))

@@ -48,6 +48,8 @@ class Marco:
     All AXps and CXps of the NBC paper's running example (instance (t, f, f, f, t)),
     with MARCO-A:
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> from fxai.oracles.nbc import NBCOracle
@@ -153,6 +155,8 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
 
     Keywords go to :class:`Marco`. A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> from fxai.oracles.xpg import XpGOracle
     >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))

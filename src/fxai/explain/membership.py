@@ -18,6 +18,8 @@ def relevant_features(o: Oracle) -> set[int]:
 
     A tree predicting ``x0 or (x1 and x2)`` over four features (x3 is never tested):
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> from fxai.oracles.xpg import XpGOracle
     >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
@@ -42,6 +44,8 @@ def in_some_xp(o: Oracle, feature: int) -> bool:
 
     The tree of :func:`relevant_features` at (1, 0, 1, 1): its only AXp is {x0}.
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> from fxai.oracles.xpg import XpGOracle
     >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))

@@ -39,6 +39,8 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
     The NBC paper's Example 4.3: from the AXp {R1, R2, R5} of the running example,
     δ = 0.85 drops R2 and keeps {R1, R5}, of precision 7/8:
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> from fxai.oracles.nbc import NBCOracle

@@ -19,6 +19,8 @@ class SwitchRule:
     Feed it the size of each explanation found (:meth:`record`) and ask :meth:`needed`.
     With a window of 3, three CXps of size 2 make condition (7) hold:
 
+    Examples
+    --------
     >>> rule = SwitchRule(w=3)
     >>> for size in (2, 2):
     ...     rule.record("cxp", size)
@@ -46,6 +48,8 @@ class SwitchRule:
 
         The ``"code"`` variant keeps unit explanations out of the windows:
 
+        Examples
+        --------
         >>> rule = SwitchRule(variant="code")
         >>> rule.record("cxp", 1); rule.record("cxp", 3)
         >>> rule.unit_cxps, rule.cxps
@@ -62,6 +66,8 @@ class SwitchRule:
         Condition (6): the last ``w`` AXps are ``alpha`` times as large as the last ``w``
         CXps (here 6 features against 2; sizes vary, so (7) does not hold):
 
+        Examples
+        --------
         >>> rule = SwitchRule(w=2, alpha=2.0, eps=0.5)
         >>> for kind, size in [("cxp", 1), ("axp", 6), ("cxp", 3), ("axp", 6)]:
         ...     rule.record(kind, size)

@@ -42,6 +42,8 @@ def axp_steps(events: Sequence[Sequence], max_points: int | None = None
     ``max_points``, after that many evenly spaced AXps only (always the first and the last),
     the counts still taken over every AXp (one pass; an FFA is built only where kept).
 
+    Examples
+    --------
     >>> events = [[0.1, "cxp", [2, 4]], [0.2, "axp", [0, 2, 4]], [0.4, "axp", [0, 1, 4]]]
     >>> for t, ffa, n in axp_steps(events):
     ...     print(t, ffa, n)
@@ -85,6 +87,8 @@ def _raw_curve(steps, exact: FFA, n_exact: int, metric: str, variant: str) -> Cu
 def time_scale(runs: Mapping[str, Sequence[Sequence]]) -> float:
     """The largest AXp-discovery time among the runs (1.0 if none is positive).
 
+    Examples
+    --------
     >>> time_scale({"marco-a": [[0.2, "axp", [0]], [0.9, "cxp", [1]]],
     ...             "marco-c": [[0.5, "axp", [1]]]})
     0.5
@@ -106,6 +110,8 @@ def instance_curves(
     One MARCO-A run on the NBC paper's running example, stopped after two AXps (the
     exact FFA has 5 AXps); time runs to 1 at the last AXp:
 
+    Examples
+    --------
     >>> events = [[0.1, "cxp", [2, 4]], [0.2, "axp", [0, 2, 4]], [0.4, "axp", [0, 1, 4]]]
     >>> exact = {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
     >>> curves = instance_curves({"marco-a": events}, exact, n_exact=5)
@@ -137,6 +143,8 @@ def instance_curves(
 def sample(curve: Curve, grid: np.ndarray) -> np.ndarray:
     """Values of the step function ``curve`` at ``grid`` (hold last; first value before).
 
+    Examples
+    --------
     >>> import numpy as np
     >>> curve = (np.array([0.0, 0.5, 1.0]), np.array([1.0, 0.5, 0.2]))
     >>> sample(curve, np.array([-1.0, 0.25, 0.5, 2.0])).tolist()
@@ -152,6 +160,8 @@ def sample(curve: Curve, grid: np.ndarray) -> np.ndarray:
 def merge(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray]:
     """All curves sampled on the union of their times: ``(grid, matrix[curve, time])``.
 
+    Examples
+    --------
     >>> import numpy as np
     >>> a = (np.array([0.0, 0.5]), np.array([1.0, 0.5]))
     >>> b = (np.array([0.0, 0.7]), np.array([1.0, 0.0]))
@@ -169,6 +179,8 @@ def average(curves: Sequence[Curve], lead_value: float | None = None) -> Curve:
     With ``lead_value`` the leading run of equal values of the mean is replaced by it
     (the reference code's treatment of KL plateaus).
 
+    Examples
+    --------
     >>> import numpy as np
     >>> a = (np.array([0.0, 0.5]), np.array([1.0, 0.5]))
     >>> b = (np.array([0.0, 0.7]), np.array([1.0, 0.0]))
@@ -195,6 +207,8 @@ def average_instances(
 
     Two instances, one method, with curves from :func:`instance_curves`:
 
+    Examples
+    --------
     >>> first = instance_curves({"m": [[1.0, "axp", [0]]]}, {0: 1.0}, n_exact=1)
     >>> second = instance_curves({"m": [[2.0, "axp", [1]], [4.0, "axp", [0]]]},
     ...                          {0: 0.5, 1: 0.5}, n_exact=2)

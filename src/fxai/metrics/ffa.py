@@ -54,6 +54,8 @@ def _vectors(approx: FFA, exact: FFA) -> tuple[np.ndarray, np.ndarray]:
 def ffa_error(approx: FFA, exact: FFA) -> float:
     """Manhattan distance: the sum over features of |approx − exact|.
 
+    Examples
+    --------
     >>> exact = {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}  # NBC paper's running example
     >>> approx = {0: 1.0, 2: 1.0, 4: 1.0}  # after its first AXp, {0, 2, 4}
     >>> round(ffa_error(approx, exact), 6)
@@ -68,6 +70,8 @@ def ffa_error(approx: FFA, exact: FFA) -> float:
 def dense_ranks(ffa: FFA) -> dict[int, int]:
     """Dense ranks, 0 = largest FFA; equal values share a rank.
 
+    Examples
+    --------
     >>> dense_ranks({0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8})
     {0: 0, 1: 1, 2: 1, 3: 2, 4: 0}
     """
@@ -79,6 +83,8 @@ def dense_ranks(ffa: FFA) -> dict[int, int]:
 def kendall_tau(approx: FFA, exact: FFA, variant: str = "paper") -> float:
     """Kendall's τ between the rankings the two FFAs induce (see module docstring).
 
+    Examples
+    --------
     >>> exact = {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}  # NBC paper's running example
     >>> approx = {0: 1.0, 2: 1.0, 4: 1.0}  # after its first AXp, {0, 2, 4}
     >>> round(kendall_tau(approx, exact), 4), kendall_tau(approx, exact, variant="code")
@@ -170,6 +176,8 @@ def kl_divergence(approx: FFA, exact: FFA) -> float:
     """KL(exact ‖ approx), natural log, both normalised to sum 1; ``inf`` when approx
     gives 0 to a feature of the exact FFA (or approx is empty).
 
+    Examples
+    --------
     >>> exact = {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}  # NBC paper's running example
     >>> approx = {0: 1.0, 2: 1.0, 4: 1.0}  # after its first AXp, {0, 2, 4}
     >>> kl_divergence(approx, exact)  # approx misses features 1 and 3

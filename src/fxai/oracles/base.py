@@ -22,6 +22,8 @@ class Oracle(ABC):
     A hand-written oracle: majority of three binary votes at ``v = (1, 1, 0)``. Once it
     answers :meth:`entails`, every algorithm of :mod:`fxai.explain` runs on it:
 
+    Examples
+    --------
     >>> class Majority(Oracle):
     ...     n_features, instance, prediction = 3, [1, 1, 0], 1
     ...     def entails(self, fixed):  # the fixed votes for 1 alone reach 2
@@ -53,6 +55,8 @@ class Oracle(ABC):
         The :class:`Oracle` example implements it; with a naive Bayes oracle (the NBC
         paper's Example 4.1 model, ``ν(x) = -7 + Σ x_i`` at (3, 3, 3, 3)):
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> from fxai.oracles.nbc import NBCOracle
@@ -69,6 +73,8 @@ class Oracle(ABC):
         that can produce one override this (CXp extraction then needs fewer calls).
         The Example 4.1 oracle of :meth:`entails` returns the worst point:
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> from fxai.oracles.nbc import NBCOracle
@@ -85,6 +91,8 @@ class Oracle(ABC):
         Only counting oracles answer (naive Bayes; trees and read-once graphs). The
         Example 4.1 oracle of :meth:`entails`: 50 of its 81 points are predicted 1.
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> from fxai.oracles.nbc import NBCOracle

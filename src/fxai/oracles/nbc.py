@@ -118,6 +118,8 @@ class NBCOracle(Oracle):
     running example (Figures 1-3; features R1..R5 are 0..4, value f = 0, t = 1), whose
     printed values are rounded from 2-decimal intermediates:
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> tables = [[[0.97, 0.03], [0.05, 0.95]], [[0.05, 0.95], [0.95, 0.05]],
@@ -172,6 +174,8 @@ class NBCOracle(Oracle):
         The NBC paper's Example 4.1 model (``ν(x) = -7 + Σ x_i``, values 1, 2, 3 coded
         0, 1, 2): at (3, 3, 3, 3) any two free features keep the sum above 7.
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -185,6 +189,8 @@ class NBCOracle(Oracle):
 
         The Example 4.1 model of :meth:`axp`: three features must change at (3, 3, 3, 3).
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -205,6 +211,8 @@ class NBCOracle(Oracle):
 
         The Example 4.1 model of :meth:`axp` at (3, 3, 3, 3): ``Γ = 5``, each ``δ_i = 2``.
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -221,6 +229,8 @@ class NBCOracle(Oracle):
 
         None when ``fixed`` entails the prediction. The Example 4.1 model of :meth:`axp`:
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -243,6 +253,8 @@ class NBCOracle(Oracle):
         :meth:`precision_bounds` / :meth:`precision_at_least`. The Example 4.1 model of
         :meth:`axp` (integer weights): 50 of the 81 points are predicted 1.
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -259,6 +271,8 @@ class NBCOracle(Oracle):
 
         The NBC paper's Examples 4.1 (50 points) and 4.2 (x2 = 1 and x4 = 3: 6 points):
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -294,6 +308,8 @@ class NBCOracle(Oracle):
         the true one. Returns ``(0, 1)`` when the DP row would exceed ``MAX_COLUMNS``.
         Integer weights (the Example 4.1 model of :meth:`axp`) give equal bounds:
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
@@ -315,6 +331,8 @@ class NBCOracle(Oracle):
         between them; if still undecided, answers False (never claims a false guarantee).
         The Example 4.1 model of :meth:`axp` has precision 50/81 ≈ 0.617 at (3, 3, 3, 3):
 
+        Examples
+        --------
         >>> import numpy as np
         >>> from fxai.models.nbc import XLC
         >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))

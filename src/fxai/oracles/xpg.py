@@ -26,6 +26,8 @@ class ExplanationGraph:
     ``zero[k]`` marks 0-terminals, ``edges[k]`` lists ``(child, label)``. A tree
     predicting ``x0 or (x1 and x2)`` (nodes 0-6) at (1, 1, 1):
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
     >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -67,6 +69,8 @@ class ExplanationGraph:
 
         The tree of :class:`ExplanationGraph` at (1, 1, 1):
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -103,6 +107,8 @@ class ExplanationGraph:
 
         None when no 0-terminal is reachable. The tree of :class:`ExplanationGraph`:
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -138,6 +144,8 @@ class ExplanationGraph:
         The XpG as a Boolean classifier (the XpG paper's Example 5), on the tree of
         :class:`ExplanationGraph` at (1, 1, 1):
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -154,6 +162,8 @@ class ExplanationGraph:
 
         The tree of :class:`ExplanationGraph` at (1, 1, 1), with x0 and x1 free:
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -184,6 +194,8 @@ class XpGOracle(Oracle):
     F, E coded 0, 1, 2; Student N, Y coded 0, 1; node k here is node k + 1 there). At
     v = (O, L, Y, P), predicted T, the AXp is {Age, Credit} (Example 7: {1, 4}):
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> def vs(*values): return ValueSet(frozenset(values))
     >>> fig1 = DecisionGraph([
@@ -224,6 +236,8 @@ class XpGOracle(Oracle):
 
         A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -241,6 +255,8 @@ class XpGOracle(Oracle):
 
         The tree of :meth:`entails` at (1, 1, 1):
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
@@ -262,6 +278,8 @@ class XpGOracle(Oracle):
         The tree of :meth:`entails` at (1, 1, 1): 5 of 8 points are predicted 1, 3 of
         the 4 points with x1 = 1:
 
+        Examples
+        --------
         >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
         >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
         >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
