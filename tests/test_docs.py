@@ -8,6 +8,7 @@ examples themselves run as doctests (pyproject.toml: --doctest-modules).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,16 @@ def test_docs_build_strict(tmp_path):
     for name in ("fxai.explain.extract.find_axp", "fxai.oracles.nbc.NBCOracle",
                  "fxai.metrics.ffa.kendall_tau"):
         assert f'id="{name}"' in ref, f"{name} missing from the API reference"
+
+
+def test_readme_library_example_runs(capsys):
+    """The README's "Library use" block runs as printed (and prints MARCO events)."""
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "README.md has no ```python block"
+    namespace: dict = {}
+    exec(compile(blocks[0], "README.md", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "axp" in out and "cxp" in out, out
+    ffa, complete = namespace["explain"].ffa(namespace["o"], time_limit=60)
+    assert complete and ffa and max(ffa.values()) <= 1.0
