@@ -28,7 +28,16 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 @dataclass(frozen=True)
 class Event:
-    """One explanation found ``t`` seconds after the enumeration started."""
+    """One explanation found ``t`` seconds after the enumeration started.
+
+    ``kind`` is ``"axp"`` or ``"cxp"``; ``features`` are sorted 0-based feature indices.
+
+    Examples
+    --------
+    >>> ev = Event(0.25, "axp", (0, 3))
+    >>> ev.kind, ev.features
+    ('axp', (0, 3))
+    """
 
     t: float
     kind: str  # "axp" or "cxp"

@@ -155,17 +155,51 @@ class NBCOracle(Oracle):
     # --- Section 3: AXp / CXp of the XLC -------------------------------------------------
     @property
     def gamma(self) -> float:
-        """``Γ``: the margin of the instance towards its prediction (class example)."""
+        """``Γ``: the margin of the instance towards its prediction.
+
+        The NBC paper's Example 4.1 model (``ν(x) = -7 + Σ x_i``) at (3, 3, 3, 3): ν = 5.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2]).gamma
+        5.0
+        """
         return self.slack.gamma
 
     @property
     def deltas(self) -> np.ndarray:
-        """``δ_i``: the largest loss of each feature when freed (class example)."""
+        """``δ_i``: the largest loss of each feature when freed.
+
+        The Example 4.1 model of :attr:`gamma`: each feature drops from 3 to 1 at worst.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2]).deltas.tolist()
+        [2.0, 2.0, 2.0, 2.0]
+        """
         return self.slack.deltas
 
     @property
     def phi(self) -> float:
-        """``Φ = Σ δ_i - Γ``: ``S`` is a weak AXp iff ``Σ_{i∈S} δ_i > Φ`` (≥ for class 0)."""
+        """``Φ = Σ δ_i - Γ``: ``S`` is a weak AXp iff ``Σ_{i∈S} δ_i > Φ`` (≥ for class 0).
+
+        The Example 4.1 model of :attr:`gamma`: Φ = 8 - 5, so two fixed features (δ sum 4)
+        suffice and one (2) does not.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> NBCOracle(xlc, [2, 2, 2, 2]).phi
+        3.0
+        """
         return self.slack.phi
 
     def axp(self) -> list[int]:

@@ -225,7 +225,20 @@ class XpGOracle(Oracle):
 
     @property
     def features(self) -> list[int]:
-        """The features the graph tests (the others are in no explanation)."""
+        """The features the graph tests (the others are in no explanation).
+
+        A tree over three features that tests only x0 and x2:
+
+        Examples
+        --------
+        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(label=0),
+        ...                       Node(2, ((no, 3), (yes, 4))), Node(label=0), Node(label=1)],
+        ...                      3, domains=[[0, 1]] * 3)
+        >>> XpGOracle(tree, [1, 1, 1]).features
+        [0, 2]
+        """
         return list(self._features)
 
     def _free(self, fixed: Iterable[int]) -> set[int]:
