@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fxai.explain.exact import all_xps, has_duality
 from fxai.explain.marco import Marco
 from fxai.oracles.base import Oracle
 
 
 def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
-    """FFA of each feature that occurs in some AXp (features in none have FFA 0)."""
+    """FFA of each feature that occurs in some AXp (features in none have FFA 0).
+
+    >>> ffa_from_axps([(0, 2), (1,)])
+    {0: 0.5, 1: 0.5, 2: 0.5}
+    """
     axps = [tuple(a) for a in axps]
     counts: dict[int, int] = {}
     for a in axps:
@@ -19,10 +24,23 @@ def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
 
 
 def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw):
-    """FFA of ``o``'s instance by MARCO; returns ``(ffa, complete)``.
+    """FFA of ``o``'s instance; returns ``(ffa, complete)``.
 
-    Exact when ``complete`` is true (every AXp found within the time limit).
+    Trees (:func:`fxai.explain.has_duality`) take the exact duality route (always
+    complete); other oracles run MARCO with ``target`` (default MARCO-S) under
+    ``time_limit`` (other keywords go to :class:`Marco`), exact when ``complete`` is true.
+
+    >>> from fxai import oracles
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> is_ = lambda v: ValueSet(frozenset({v}))
+    >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1
+    ...                    Node(1, ((is_(0), 3), (is_(1), 4))), Node(label=0), Node(label=1)],
+    ...                   2, domains=[[0, 1], [0, 1]])
+    >>> ffa(oracles.for_model(g, [0, 0]))  # AXps {x0} and {x1}
+    ({0: 0.5, 1: 0.5}, True)
     """
+    if has_duality(o):
+        return ffa_from_axps(all_xps(o).axps), True
     m = Marco(o, target=target, time_limit=time_limit, **kw)
     for _ in m:
         pass

@@ -37,7 +37,10 @@ class Event:
 
 class Marco:
     """Anytime enumeration; iterate for events. After iteration: ``complete``,
-    ``switched_at`` (seconds, or None), ``axps``, ``cxps``.
+    ``switched_at`` (seconds, or None), ``axps``, ``cxps`` and ``oracle_calls`` (the
+    oracle questions this run asked; ``o.calls`` counts over the oracle's lifetime).
+    Event times are seconds of ``clock``: ``"wall"`` (``time.perf_counter``) or ``"cpu"``
+    (``time.process_time``, the process's CPU time, as the FFA workflow records).
 
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
     pre-pass) and records those found before the hitting-set loop.
@@ -57,6 +60,8 @@ class Marco:
             raise ValueError(f"target must be 'axp', 'cxp' or 'switch', not {target!r}")
         self.o, self.target, self.time_limit = o, target, time_limit
         self.rule = (switch or SwitchRule()) if target == "switch" else None
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")
         self.clock = CLOCKS[clock]
         self.solver_name = solver
         self.unit_cxps = unit_cxps
@@ -66,8 +71,22 @@ class Marco:
         self.cxps: list[tuple[int, ...]] = []
         self.complete = False
         self.switched_at: float | None = None
+        self._calls: tuple[int, int | None] = (0, 0)  # oracle's count at start, at end
+
+    @property
+    def oracle_calls(self) -> int:
+        """Oracle questions asked by this enumeration (so far, while it runs)."""
+        start, end = self._calls
+        return (getattr(self.o, "calls", 0) if end is None else end) - start
 
     def __iter__(self) -> Iterator[Event]:
+        self._calls = (getattr(self.o, "calls", 0), None)
+        try:
+            yield from self._events()
+        finally:
+            self._calls = (self._calls[0], getattr(self.o, "calls", 0))
+
+    def _events(self) -> Iterator[Event]:
         t0 = self.clock()
         phase = "cxp" if self.target == "switch" else self.target
         with Solver(name=self.solver_name, bootstrap_with=[]) as sat:
@@ -125,6 +144,31 @@ class Marco:
         return Event(t, kind, tuple(xp))
 
 
-def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None, **kw) -> Marco:
-    """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found."""
-    return Marco(o, target=target, time_limit=time_limit, **kw)
+def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None,
+                  clock: str = "wall", **kw) -> Marco:
+    """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
+
+    ``target``: ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S);
+    ``time_limit`` and the event times are seconds of ``clock`` (``"wall"``, the default,
+    or ``"cpu"``). Also exported as ``fxai.explain.enumerate`` (the name of DESIGN.md,
+    which shadows Python's ``enumerate`` if imported bare: prefer this name then).
+    Other keywords go to :class:`Marco`.
+
+    >>> from fxai import oracles
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> is_ = lambda v: ValueSet(frozenset({v}))
+    >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1
+    ...                    Node(1, ((is_(0), 3), (is_(1), 4))), Node(label=0), Node(label=1)],
+    ...                   2, domains=[[0, 1], [0, 1]])
+    >>> o = oracles.for_model(g, [1, 1])
+    >>> m = enumerate_xps(o, target="axp", clock="cpu")
+    >>> [(e.kind, e.features) for e in m]
+    [('cxp', (1,)), ('cxp', (0,)), ('axp', (0, 1))]
+    >>> m.complete, m.oracle_calls
+    (True, 7)
+    >>> m2 = enumerate_xps(o, target="cxp")
+    >>> _ = list(m2)
+    >>> m2.oracle_calls, o.calls  # per run, and over the oracle's lifetime
+    (5, 12)
+    """
+    return Marco(o, target=target, time_limit=time_limit, clock=clock, **kw)
