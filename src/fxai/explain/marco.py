@@ -37,10 +37,7 @@ class Event:
 
 class Marco:
     """Anytime enumeration; iterate for events. After iteration: ``complete``,
-    ``switched_at`` (seconds, or None), ``axps``, ``cxps`` and ``oracle_calls`` (the
-    oracle questions this run asked; ``o.calls`` counts over the oracle's lifetime).
-    Event times are seconds of ``clock``: ``"wall"`` (``time.perf_counter``) or ``"cpu"``
-    (``time.process_time``, the process's CPU time, as the FFA workflow records).
+    ``switched_at`` (seconds, or None), ``axps``, ``cxps``.
 
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
     pre-pass) and records those found before the hitting-set loop.
@@ -75,7 +72,9 @@ class Marco:
 
     @property
     def oracle_calls(self) -> int:
-        """Oracle questions asked by this enumeration (so far, while it runs)."""
+        """Oracle questions asked by this enumeration (so far, while it runs); ``o.calls``
+        counts over the oracle's lifetime. (Times are seconds of ``clock``: ``"wall"``,
+        ``time.perf_counter``, or ``"cpu"``, ``time.process_time`` as the FFA runs use.)"""
         start, end = self._calls
         return (getattr(self.o, "calls", 0) if end is None else end) - start
 
