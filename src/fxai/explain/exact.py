@@ -50,6 +50,8 @@ def minimal_hitting_sets(sets: Iterable[Iterable[int]]) -> list[tuple[int, ...]]
 
     The hitting sets of no set is just the empty set; an empty set cannot be hit.
 
+    Examples
+    --------
     >>> minimal_hitting_sets([[0, 1], [1, 2]])
     [(0, 2), (1,)]
     >>> minimal_hitting_sets([])
@@ -99,6 +101,8 @@ def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "wall",
     limit. Other oracles run MARCO with ``target`` under ``time_limit`` seconds of
     ``clock`` (``"wall"`` or ``"cpu"``); ``complete`` says whether it finished.
 
+    Examples
+    --------
     >>> from fxai import oracles
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> is_ = lambda v: ValueSet(frozenset({v}))

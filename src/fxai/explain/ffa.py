@@ -10,11 +10,7 @@ from fxai.oracles.base import Oracle
 
 
 def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
-    """FFA of each feature that occurs in some AXp (features in none have FFA 0).
-
-    >>> ffa_from_axps([(0, 2), (1,)])
-    {0: 0.5, 1: 0.5, 2: 0.5}
-    """
+    """FFA of each feature that occurs in some AXp (features in none have FFA 0)."""
     axps = [tuple(a) for a in axps]
     counts: dict[int, int] = {}
     for a in axps:
@@ -30,6 +26,8 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
     complete); other oracles run MARCO with ``target`` (default MARCO-S) under
     ``time_limit`` (other keywords go to :class:`Marco`), exact when ``complete`` is true.
 
+    Examples
+    --------
     >>> from fxai import oracles
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> is_ = lambda v: ValueSet(frozenset({v}))

@@ -153,6 +153,8 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     which shadows Python's ``enumerate`` if imported bare: prefer this name then).
     Other keywords go to :class:`Marco`.
 
+    Examples
+    --------
     >>> from fxai import oracles
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> is_ = lambda v: ValueSet(frozenset({v}))

@@ -15,6 +15,8 @@ def tree_cxps(o: XpGOracle | ExplanationGraph) -> list[tuple[int, ...]]:
 
     Raises ValueError if the graph is not a tree (use MARCO for DAGs such as OBDDs).
 
+    Examples
+    --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
     >>> is_ = lambda v: ValueSet(frozenset({v}))
     >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1

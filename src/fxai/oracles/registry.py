@@ -51,6 +51,8 @@ def prepare(model: object, domains: Sequence | None = None) -> object:
     any other model unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
     unfitted scikit-learn or XGBoost model.
 
+    Examples
+    --------
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> clf = DecisionTreeClassifier().fit([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1])
     >>> g = prepare(clf, domains=[[0, 1], [0, 1]])  # convert once ...
@@ -133,8 +135,10 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     the object lives). Keywords go to the oracle: ``domains`` (per feature a list of
     values, or None for a real one) for trees and boosted trees, ``ties`` for boosted
     trees, ``decimals`` for naive Bayes. The first boosted oracle of a process loads
-    compiled code (~0.4 s); :func:`fxai.oracles.warm_up` does that up front.
+    compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does that up front.
 
+    Examples
+    --------
     >>> from sklearn.tree import DecisionTreeClassifier
     >>> clf = DecisionTreeClassifier().fit([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1])
     >>> o = for_model(clf, [1, 1], domains=[[0, 1], [0, 1]])

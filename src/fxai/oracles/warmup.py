@@ -11,9 +11,11 @@ def warm_up() -> float:
     """Load the boosted-tree oracle's compiled search (numba, from its on-disk cache, or
     compiled on the very first use after installation); returns the seconds it took.
 
-    Without it the first boosted oracle of a process pays this (~0.4 s, measured by
-    ``python -m benchmarks.api``); later ones do not.
+    Without it the first boosted oracle of a process pays this (0.2-0.5 s of CPU time
+    measured here; ``python -m benchmarks.api`` prints it); later ones do not.
 
+    Examples
+    --------
     >>> warm_up() >= 0.0
     True
     """
