@@ -133,3 +133,19 @@ def test_explain_does_not_export_a_shadowing_enumerate():
 
 def test_warm_up_loads_the_boosted_search():
     assert oracles.warm_up() >= 0.0
+
+
+def test_docs_quick_start_runs_and_prints_what_it_says(capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    exec(compile(block, "docs/api.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == ["[6, 11, 12] [12]",
+                       "[(6, 10, 12), (6, 11, 12)] [(6,), (10, 11), (12,)] duality",
+                       "({6: 1.0, 10: 0.5, 11: 0.5, 12: 1.0}, True)"]
+    assert {line.split()[1] for line in out[3:]} == {"axp", "cxp"}
+    for line in out[:3]:  # the comments in the block show the same output
+        assert line.split(" duality")[0] in block
