@@ -29,12 +29,10 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
     Examples
     --------
     >>> from fxai import oracles
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-    >>> is_ = lambda v: ValueSet(frozenset({v}))
-    >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1
-    ...                    Node(1, ((is_(0), 3), (is_(1), 4))), Node(label=0), Node(label=1)],
-    ...                   2, domains=[[0, 1], [0, 1]])
-    >>> ffa(oracles.for_model(g, [0, 0]))  # AXps {x0} and {x1}
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> X, y = [[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1]  # x0 and x1
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y)
+    >>> ffa(oracles.for_model(tree, [0, 0], domains=[[0, 1], [0, 1]]))  # AXps {x0}, {x1}
     ({0: 0.5, 1: 0.5}, True)
     """
     if has_duality(o):

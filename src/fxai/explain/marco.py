@@ -155,21 +155,16 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
 
     Examples
     --------
-    >>> from fxai import oracles
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-    >>> is_ = lambda v: ValueSet(frozenset({v}))
-    >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1
-    ...                    Node(1, ((is_(0), 3), (is_(1), 4))), Node(label=0), Node(label=1)],
-    ...                   2, domains=[[0, 1], [0, 1]])
-    >>> o = oracles.for_model(g, [1, 1])
-    >>> m = enumerate_xps(o, target="axp", clock="cpu")
+    >>> from fxai.verify.brute import BruteForceOracle
+    >>> o = BruteForceOracle(lambda p: p[:, 0] | (p[:, 1] & p[:, 2]), [[0, 1]] * 3, [1, 1, 1])
+    >>> m = enumerate_xps(o, target="cxp", clock="cpu")  # x0 or (x1 and x2) at (1, 1, 1)
     >>> [(e.kind, e.features) for e in m]
-    [('cxp', (1,)), ('cxp', (0,)), ('axp', (0, 1))]
+    [('axp', (1, 2)), ('axp', (0,)), ('cxp', (0, 1)), ('cxp', (0, 2))]
     >>> m.complete, m.oracle_calls
-    (True, 7)
-    >>> m2 = enumerate_xps(o, target="cxp")
+    (True, 9)
+    >>> m2 = enumerate_xps(o, target="axp")
     >>> _ = list(m2)
     >>> m2.oracle_calls, o.calls  # per run, and over the oracle's lifetime
-    (5, 12)
+    (11, 20)
     """
     return Marco(o, target=target, time_limit=time_limit, clock=clock, **kw)
