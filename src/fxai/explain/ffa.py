@@ -10,7 +10,15 @@ from fxai.oracles.base import Oracle
 
 
 def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
-    """FFA of each feature that occurs in some AXp (features in none have FFA 0)."""
+    """FFA of each feature that occurs in some AXp (features in none have FFA 0).
+
+    The five AXps of the NBC paper's running example (instance (t, f, f, f, t)):
+
+    Examples
+    --------
+    >>> ffa_from_axps([(0, 2, 4), (0, 1, 4), (1, 2, 4), (0, 1, 2), (0, 3, 4)])
+    {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
+    """
     axps = [tuple(a) for a in axps]
     counts: dict[int, int] = {}
     for a in axps:
@@ -22,18 +30,23 @@ def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
 def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw):
     """FFA of ``o``'s instance; returns ``(ffa, complete)``.
 
-    Trees (:func:`fxai.explain.has_duality`) take the exact duality route (always
-    complete); other oracles run MARCO with ``target`` (default MARCO-S) under
-    ``time_limit`` (other keywords go to :class:`Marco`), exact when ``complete`` is true.
+    Trees (:func:`~fxai.explain.exact.has_duality`) take the exact duality route, always
+    complete. Other oracles run MARCO, exact when ``complete`` is true (every AXp found
+    within the time limit). ``target`` and the keywords go to
+    :class:`~fxai.explain.marco.Marco`.
+
+    A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
 
     Examples
     --------
-    >>> from fxai import oracles
-    >>> from sklearn.tree import DecisionTreeClassifier
-    >>> X, y = [[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1]  # x0 and x1
-    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y)
-    >>> ffa(oracles.for_model(tree, [0, 0], domains=[[0, 1], [0, 1]]))  # AXps {x0}, {x1}
-    ({0: 0.5, 1: 0.5}, True)
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> ffa(XpGOracle(tree, [1, 1, 1]), time_limit=60)
+    ({0: 0.5, 1: 0.5, 2: 0.5}, True)
     """
     if has_duality(o):
         return ffa_from_axps(all_xps(o).axps), True

@@ -28,7 +28,16 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 @dataclass(frozen=True)
 class Event:
-    """One explanation found ``t`` seconds after the enumeration started."""
+    """One explanation found ``t`` seconds after the enumeration started.
+
+    ``kind`` is ``"axp"`` or ``"cxp"``; ``features`` are sorted 0-based feature indices.
+
+    Examples
+    --------
+    >>> ev = Event(0.25, "axp", (0, 3))
+    >>> ev.kind, ev.features
+    ('axp', (0, 3))
+    """
 
     t: float
     kind: str  # "axp" or "cxp"
@@ -39,8 +48,33 @@ class Marco:
     """Anytime enumeration; iterate for events. After iteration: ``complete``,
     ``switched_at`` (seconds, or None), ``axps``, ``cxps``.
 
+    ``target`` is ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S, with
+    ``switch`` deciding when; default :class:`SwitchRule`). ``clock`` stamps events with
+    ``"wall"`` or process ``"cpu"`` seconds; ``solver`` is a PySAT solver name.
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
     pre-pass) and records those found before the hitting-set loop.
+
+    All AXps and CXps of the NBC paper's running example (instance (t, f, f, f, t)),
+    with MARCO-A:
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fxai.models.nbc import XLC
+    >>> from fxai.oracles.nbc import NBCOracle
+    >>> tables = [[[0.97, 0.03], [0.05, 0.95]], [[0.05, 0.95], [0.95, 0.05]],
+    ...           [[0.66, 0.34], [0.98, 0.02]], [[0.25, 0.75], [0.80, 0.20]],
+    ...           [[0.97, 0.03], [0.05, 0.95]]]
+    >>> nbc = XLC.from_log_probs(np.log([0.9, 0.1]), [np.log(t) for t in tables])
+    >>> m = Marco(NBCOracle(nbc, [1, 0, 0, 0, 1]), target="axp", time_limit=60)
+    >>> [(ev.kind, ev.features) for ev in m][:3]
+    [('cxp', (2, 4)), ('cxp', (1, 4)), ('cxp', (1, 2, 3))]
+    >>> m.complete
+    True
+    >>> sorted(m.axps)
+    [(0, 1, 2), (0, 1, 4), (0, 2, 4), (0, 3, 4), (1, 2, 4)]
+    >>> sorted(m.cxps)
+    [(0, 1), (0, 2), (0, 4), (1, 2, 3), (1, 4), (2, 4)]
     """
 
     def __init__(
@@ -73,8 +107,18 @@ class Marco:
     @property
     def oracle_calls(self) -> int:
         """Oracle questions asked by this enumeration (so far, while it runs); ``o.calls``
-        counts over the oracle's lifetime. (Times are seconds of ``clock``: ``"wall"``,
-        ``time.perf_counter``, or ``"cpu"``, ``time.process_time`` as the FFA runs use.)"""
+        counts over the oracle's lifetime.
+
+        Examples
+        --------
+        >>> from fxai.verify.brute import BruteForceOracle
+        >>> o = BruteForceOracle(lambda p: p[:, 0] | (p[:, 1] & p[:, 2]), [[0, 1]] * 3,
+        ...                      [1, 1, 1])  # x0 or (x1 and x2) at (1, 1, 1)
+        >>> m1, m2 = Marco(o, target="cxp"), Marco(o, target="axp")
+        >>> _, _ = list(m1), list(m2)
+        >>> m1.oracle_calls, m2.oracle_calls, o.calls
+        (9, 11, 20)
+        """
         start, end = self._calls
         return (getattr(self.o, "calls", 0) if end is None else end) - start
 
@@ -148,23 +192,26 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
 
     ``target``: ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S);
-    ``time_limit`` and the event times are seconds of ``clock`` (``"wall"``, the default,
-    or ``"cpu"``). Also exported as ``fxai.explain.enumerate`` (the name of DESIGN.md,
-    which shadows Python's ``enumerate`` if imported bare: prefer this name then).
-    Other keywords go to :class:`Marco`.
+    ``time_limit`` and the event times are seconds of ``clock``: ``"wall"`` (the default,
+    ``time.perf_counter``) or ``"cpu"`` (``time.process_time``, as the FFA runs use).
+    Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
+    ``enumerate`` if imported bare: import this name then).
+
+    Keywords go to :class:`Marco`. A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
 
     Examples
     --------
-    >>> from fxai.verify.brute import BruteForceOracle
-    >>> o = BruteForceOracle(lambda p: p[:, 0] | (p[:, 1] & p[:, 2]), [[0, 1]] * 3, [1, 1, 1])
-    >>> m = enumerate_xps(o, target="cxp", clock="cpu")  # x0 or (x1 and x2) at (1, 1, 1)
-    >>> [(e.kind, e.features) for e in m]
-    [('axp', (1, 2)), ('axp', (0,)), ('cxp', (0, 1)), ('cxp', (0, 2))]
-    >>> m.complete, m.oracle_calls
-    (True, 9)
-    >>> m2 = enumerate_xps(o, target="axp")
-    >>> _ = list(m2)
-    >>> m2.oracle_calls, o.calls  # per run, and over the oracle's lifetime
-    (11, 20)
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> for ev in enumerate_xps(XpGOracle(tree, [1, 1, 1]), target="cxp"):
+    ...     print(ev.kind, ev.features)
+    axp (1, 2)
+    axp (0,)
+    cxp (0, 1)
+    cxp (0, 2)
     """
     return Marco(o, target=target, time_limit=time_limit, clock=clock, **kw)
