@@ -6,7 +6,7 @@ import xgboost as xgb
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
-from fxai import oracles
+from fxai import explain, oracles
 from fxai.commands.cross_run import explain_instance, verify_record
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
 
@@ -41,6 +41,9 @@ def test_every_algorithm_matches_brute_force(seed, family):
         assert {tuple(a) for a in res[name]["axps"]} == axps
         assert {tuple(c) for c in res[name]["cxps"]} == cxps
     assert tuple(res["axp"]["features"]) in axps
+    exact = {str(f): v for f, v in explain.ffa_from_axps(axps).items()}
+    assert res["ffa"]["exact"] == pytest.approx(exact) and res["ffa"]["methods_agree"]
+    assert res["ffa"]["route"] == ("duality" if family == "dt" else "marco")
     assert verify_record(res, model, x, doms)
     if "approx_paxp" in res:
         p = res["approx_paxp"]

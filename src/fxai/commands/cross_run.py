@@ -70,10 +70,13 @@ def explain_instance(o: Oracle, time_limit: float, delta: float) -> dict:
                      "switched_at": m.switched_at,
                      "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps]}
     full = [res[n] for n in TARGETS if res[n]["complete"]]
-    if full:
-        sets = {frozenset(map(tuple, r["axps"])) for r in full}
-        exact = explain.ffa_from_axps(full[0]["axps"])
+    duality = explain.all_xps(o) if explain.has_duality(o) else None  # trees: exact, fast
+    if duality or full:
+        axps = duality.axps if duality else full[0]["axps"]
+        sets = {frozenset(map(tuple, r["axps"])) for r in full} | {frozenset(map(tuple, axps))}
+        exact = explain.ffa_from_axps(axps)
         res["ffa"] = {"exact": {str(f): v for f, v in exact.items()},
+                      "route": "duality" if duality else "marco",
                       "methods_agree": len(sets) == 1}
     if counts(o):
         try:

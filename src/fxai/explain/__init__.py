@@ -1,13 +1,21 @@
-"""Generic formal explanation algorithms, written once against the oracle interface."""
+"""Generic formal explanation algorithms, written once against the oracle interface.
 
+``enumerate`` is the name DESIGN.md uses (``explain.enumerate(o, target=...)``); it is
+:func:`enumerate_xps`, the name to import bare (``enumerate`` would shadow Python's).
+"""
+
+from fxai.explain.exact import AllXps, all_xps, has_duality, minimal_hitting_sets
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.ffa import ffa, ffa_from_axps
 from fxai.explain.marco import Event, Marco, enumerate_xps
+from fxai.explain.paxp import ApproxPAXp, approx_paxp
 from fxai.explain.switching import SwitchRule
+from fxai.explain.tree_cxps import tree_cxps
 
-enumerate = enumerate_xps  # the name DESIGN.md uses: explain.enumerate(o, target=...)
+enumerate = enumerate_xps  # noqa: A001 (explain.enumerate; not in __all__: no shadowing)
 
 __all__ = [
-    "Event", "Marco", "SwitchRule", "enumerate", "enumerate_xps",
-    "ffa", "ffa_from_axps", "find_axp", "find_cxp",
+    "AllXps", "ApproxPAXp", "Event", "Marco", "SwitchRule", "all_xps", "approx_paxp",
+    "enumerate_xps", "ffa", "ffa_from_axps", "find_axp", "find_cxp",
+    "has_duality", "minimal_hitting_sets", "tree_cxps",
 ]

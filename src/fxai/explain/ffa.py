@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fxai.explain.exact import all_xps, has_duality
 from fxai.explain.marco import Marco
 from fxai.oracles.base import Oracle
 
@@ -27,10 +28,12 @@ def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
 
 
 def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw):
-    """FFA of ``o``'s instance by MARCO; returns ``(ffa, complete)``.
+    """FFA of ``o``'s instance; returns ``(ffa, complete)``.
 
-    Exact when ``complete`` is true (every AXp found within the time limit). ``target``
-    and the keywords go to :class:`~fxai.explain.marco.Marco`.
+    Trees (:func:`~fxai.explain.exact.has_duality`) take the exact duality route, always
+    complete. Other oracles run MARCO, exact when ``complete`` is true (every AXp found
+    within the time limit). ``target`` and the keywords go to
+    :class:`~fxai.explain.marco.Marco`.
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
 
@@ -45,6 +48,8 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
     >>> ffa(XpGOracle(tree, [1, 1, 1]), time_limit=60)
     ({0: 0.5, 1: 0.5, 2: 0.5}, True)
     """
+    if has_duality(o):
+        return ffa_from_axps(all_xps(o).axps), True
     m = Marco(o, target=target, time_limit=time_limit, **kw)
     for _ in m:
         pass

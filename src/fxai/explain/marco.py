@@ -91,6 +91,8 @@ class Marco:
             raise ValueError(f"target must be 'axp', 'cxp' or 'switch', not {target!r}")
         self.o, self.target, self.time_limit = o, target, time_limit
         self.rule = (switch or SwitchRule()) if target == "switch" else None
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")
         self.clock = CLOCKS[clock]
         self.solver_name = solver
         self.unit_cxps = unit_cxps
@@ -100,8 +102,34 @@ class Marco:
         self.cxps: list[tuple[int, ...]] = []
         self.complete = False
         self.switched_at: float | None = None
+        self._calls: tuple[int, int | None] = (0, 0)  # oracle's count at start, at end
+
+    @property
+    def oracle_calls(self) -> int:
+        """Oracle questions asked by this enumeration (so far, while it runs); ``o.calls``
+        counts over the oracle's lifetime.
+
+        Examples
+        --------
+        >>> from fxai.verify.brute import BruteForceOracle
+        >>> o = BruteForceOracle(lambda p: p[:, 0] | (p[:, 1] & p[:, 2]), [[0, 1]] * 3,
+        ...                      [1, 1, 1])  # x0 or (x1 and x2) at (1, 1, 1)
+        >>> m1, m2 = Marco(o, target="cxp"), Marco(o, target="axp")
+        >>> _, _ = list(m1), list(m2)
+        >>> m1.oracle_calls, m2.oracle_calls, o.calls
+        (9, 11, 20)
+        """
+        start, end = self._calls
+        return (getattr(self.o, "calls", 0) if end is None else end) - start
 
     def __iter__(self) -> Iterator[Event]:
+        self._calls = (getattr(self.o, "calls", 0), None)
+        try:
+            yield from self._events()
+        finally:
+            self._calls = (self._calls[0], getattr(self.o, "calls", 0))
+
+    def _events(self) -> Iterator[Event]:
         t0 = self.clock()
         phase = "cxp" if self.target == "switch" else self.target
         with Solver(name=self.solver_name, bootstrap_with=[]) as sat:
@@ -159,8 +187,15 @@ class Marco:
         return Event(t, kind, tuple(xp))
 
 
-def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None, **kw) -> Marco:
+def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None,
+                  clock: str = "wall", **kw) -> Marco:
     """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
+
+    ``target``: ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S);
+    ``time_limit`` and the event times are seconds of ``clock``: ``"wall"`` (the default,
+    ``time.perf_counter``) or ``"cpu"`` (``time.process_time``, as the FFA runs use).
+    Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
+    ``enumerate`` if imported bare: import this name then).
 
     Keywords go to :class:`Marco`. A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
 
@@ -179,4 +214,4 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     cxp (0, 1)
     cxp (0, 2)
     """
-    return Marco(o, target=target, time_limit=time_limit, **kw)
+    return Marco(o, target=target, time_limit=time_limit, clock=clock, **kw)

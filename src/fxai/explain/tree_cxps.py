@@ -7,11 +7,27 @@ candidate; the CXps are the subset-minimal candidates.
 
 from __future__ import annotations
 
-from fxai.oracles.xpg import ExplanationGraph
+from fxai.oracles.xpg import ExplanationGraph, XpGOracle
 
 
-def tree_cxps(xpg: ExplanationGraph) -> list[tuple[int, ...]]:
-    """Every CXp of a tree XpG, sorted; raises ValueError if the XpG is not a tree."""
+def tree_cxps(o: XpGOracle | ExplanationGraph) -> list[tuple[int, ...]]:
+    """Every CXp of a tree XpG (or of the XpG of an :class:`XpGOracle`), sorted.
+
+    Raises ValueError if the graph is not a tree (use MARCO for DAGs such as OBDDs).
+
+    Examples
+    --------
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> is_ = lambda v: ValueSet(frozenset({v}))
+    >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1
+    ...                    Node(1, ((is_(0), 3), (is_(1), 4))), Node(label=0), Node(label=1)],
+    ...                   2, domains=[[0, 1], [0, 1]])
+    >>> tree_cxps(XpGOracle(g, [1, 1]))  # flipping either feature changes the prediction
+    [(0,), (1,)]
+    >>> tree_cxps(XpGOracle(g, [0, 1]))  # only x0 matters for v = (0, 1)
+    [(0,)]
+    """
+    xpg = o.xpg if isinstance(o, XpGOracle) else o
     if not xpg.graph.is_tree():
         raise ValueError("Proposition 6 needs a tree XpG; use MARCO enumeration for DAGs")
     candidates: set[frozenset[int]] = set()

@@ -1,6 +1,11 @@
-"""Oracles: one per model type, answering entails(S) (and precision(S) where possible)."""
+"""Oracles: one per model type, answering entails(S) (and precision(S) where possible).
+
+``for_model(model, x)`` picks and builds the oracle (converting each model once);
+``prepare(model)`` is the explicit conversion; ``warm_up()`` loads compiled code early.
+"""
 
 from fxai.oracles.base import Oracle
-from fxai.oracles.registry import for_model, register
+from fxai.oracles.registry import SUPPORTED, for_model, prepare, register
+from fxai.oracles.warmup import warm_up
 
-__all__ = ["Oracle", "for_model", "register"]
+__all__ = ["SUPPORTED", "Oracle", "for_model", "prepare", "register", "warm_up"]

@@ -1,13 +1,29 @@
-"""Pick the oracle for a model object: ``for_model(model, x)``."""
+"""Pick the oracle for a model object: ``for_model(model, x)``; ``prepare(model)`` converts.
+
+Models are recognised by type (``isinstance``, so subclasses work), checked to be fitted,
+and converted to the form the oracles read: a scikit-learn tree to a
+:class:`~fxai.models.dgraph.DecisionGraph`, an XGBoost ``Booster`` or ``XGBClassifier``
+to a :class:`~fxai.models.boosted.Ensemble`. Converting costs 1-2 ms for a tree and
+35-75 ms for a 25-tree booster, so ``for_model`` converts each model once and keeps the
+result while the model object lives (keyed by the object's identity; an XGBoost booster
+also by its number of boosting rounds, a tree by its fitted ``tree_`` and the domains).
+A model changed in place in another way (``Booster.load_model`` into the same object,
+``set_param``) is not noticed: call :func:`prepare` yourself and pass its result.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Sequence
 
 from fxai.oracles.base import Oracle
 
+SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier or CategoricalNB, XGBoost Booster or "
+             "XGBClassifier (binary:logistic), fxai DecisionGraph, OBDD, Ensemble or XLC")
+
 _BUILDERS: list[tuple[Callable[[object], bool], Callable[..., Oracle]]] = []
 _LOADED = False
+_CACHE: dict[int, tuple[weakref.ref, object, object]] = {}  # id -> (ref, stamp, converted)
 
 
 def register(accepts: Callable[[object], bool], build: Callable[..., Oracle]) -> None:
@@ -27,13 +43,118 @@ def _load_builtin() -> None:
         importlib.import_module(f"fxai.oracles.{name}")
 
 
+def prepare(model: object, domains: Sequence | None = None) -> object:
+    """``model`` converted (afresh, no cache) to the form the oracles read.
+
+    Returns a DecisionGraph for a scikit-learn tree (``domains[i]``: the values of a
+    finite feature i, or None for a real one), an Ensemble for an XGBoost model, and
+    any other model unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
+    unfitted scikit-learn or XGBoost model.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> clf = DecisionTreeClassifier().fit([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1])
+    >>> g = prepare(clf, domains=[[0, 1], [0, 1]])  # convert once ...
+    >>> [for_model(g, x).prediction for x in ([1, 1], [0, 1])]  # ... explain many
+    [1, 0]
+    >>> prepare(DecisionTreeClassifier())
+    Traceback (most recent call last):
+    ...
+    sklearn.exceptions.NotFittedError: This DecisionTreeClassifier instance is not fitted \
+yet. Call 'fit' with appropriate arguments before using this estimator.
+    """
+    kind, owner = _kind(model)
+    if kind == "tree":
+        from fxai.models.dtree import from_sklearn
+
+        return from_sklearn(model, domains=domains)
+    if kind == "xgboost":
+        from fxai.models.boosted import from_booster
+
+        return from_booster(owner)
+    return model
+
+
+def _kind(model: object) -> tuple[str, object]:
+    """("tree" | "xgboost" | "other", the object whose identity keys the cache)."""
+    if _is_sklearn(model):
+        from sklearn.tree import DecisionTreeClassifier
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(model)
+        if isinstance(model, DecisionTreeClassifier):
+            return "tree", model
+    if _is_xgboost(model):
+        import xgboost as xgb
+
+        return "xgboost", model if isinstance(model, xgb.Booster) else model.get_booster()
+    return "other", model
+
+
+def _is_sklearn(model: object) -> bool:
+    try:
+        from sklearn.base import BaseEstimator
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, BaseEstimator)
+
+
+def _is_xgboost(model: object) -> bool:
+    try:
+        import xgboost as xgb
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, xgb.Booster | xgb.XGBModel)
+
+
+def _converted(model: object, domains: Sequence | None) -> object:
+    """:func:`prepare`'s result, computed once per live model object (see the module)."""
+    kind, owner = _kind(model)
+    if kind == "other":
+        return model
+    if kind == "tree":
+        dkey = None if domains is None else tuple(None if d is None else tuple(d)
+                                                   for d in domains)
+        stamp: object = (model.tree_, dkey)
+    else:
+        stamp = owner.num_boosted_rounds()
+    key = id(owner)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is owner and hit[1] == stamp:
+        return hit[2]
+    value = prepare(owner if kind == "xgboost" else model, domains)
+    _CACHE[key] = (weakref.ref(owner, lambda _, k=key: _CACHE.pop(k, None)), stamp, value)
+    return value
+
+
 def for_model(model: object, x, **kwargs) -> Oracle:
-    """The oracle for ``model`` at instance ``x`` (one row of feature values)."""
+    """The oracle for ``model`` at instance ``x`` (one row of feature values).
+
+    ``model``: see ``SUPPORTED``; each is converted once (:func:`prepare`, cached while
+    the object lives). Keywords go to the oracle: ``domains`` (per feature a list of
+    values, or None for a real one) for trees and boosted trees, ``ties`` for boosted
+    trees, ``decimals`` for naive Bayes. The first boosted oracle of a process loads
+    compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does that up front.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> clf = DecisionTreeClassifier().fit([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1])
+    >>> o = for_model(clf, [1, 1], domains=[[0, 1], [0, 1]])
+    >>> o.prediction, o.entails([0, 1]), o.entails([0])
+    (1, True, False)
+    >>> for_model("a model", [1, 1])
+    Traceback (most recent call last):
+    ...
+    TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
+DecisionTreeClassifier or CategoricalNB, XGBoost Booster or XGBClassifier \
+(binary:logistic), fxai DecisionGraph, OBDD, Ensemble or XLC
+    """
     _load_builtin()
+    converted = _converted(model, kwargs.get("domains"))
     for accepts, build in _BUILDERS:
-        if accepts(model):
-            return build(model, x, **kwargs)
-    raise TypeError(
-        f"no oracle for a model of type {type(model).__name__}; supported: sklearn "
-        "DecisionTreeClassifier and CategoricalNB, xgboost models, fxai DecisionGraph/OBDD"
-    )
+        if accepts(converted):
+            return build(converted, x, **kwargs)
+    raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
+                    f"supported: {SUPPORTED}")

@@ -1,0 +1,129 @@
+"""All AXps and all CXps of one instance, by the fastest exact route for the model family.
+
+* **duality** (decision trees, i.e. tree XpGs): the CXps in polynomial time (Proposition 6
+  of the XpG paper, :func:`fxai.explain.tree_cxps.tree_cxps`), then the AXps as their
+  minimal hitting sets (hitting-set duality of AXps and CXps). No oracle call at all.
+* **marco** (every other oracle: OBDDs and other DAG XpGs, NBCs, boosted trees): MARCO
+  enumeration (:class:`fxai.explain.marco.Marco`), complete unless the time limit stops it.
+
+Why only trees: the path argument of Proposition 6 holds for any XpG whose paths are
+consistent (an OBDD's are), but a DAG can have exponentially many root-to-terminal paths
+(the OBDD of parity over n variables has 2n+1 nodes and 2^(n-1) paths to each class),
+so listing the candidates is no longer polynomial; MARCO's cost follows the number of
+explanations instead.
+
+The minimal hitting sets are computed by Berge's incremental algorithm on bit masks:
+measured faster than an incremental SAT enumeration on the default profile's trees
+(``python -m benchmarks.duality``), because a tree has few CXps over few features.
+Its worst case is exponential in the input, like the number of AXps itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from fxai.explain.marco import CLOCKS, Marco
+from fxai.explain.tree_cxps import tree_cxps
+from fxai.oracles.base import Oracle
+from fxai.oracles.xpg import XpGOracle
+
+
+@dataclass(frozen=True)
+class AllXps:
+    """Every AXp and CXp of one instance (sorted tuples, sorted lists) when ``complete``.
+
+    ``method`` names the route (``"duality"`` or ``"marco"``), ``time_s`` its time on the
+    chosen clock and ``oracle_calls`` the entailment questions it asked.
+    """
+
+    axps: list[tuple[int, ...]]
+    cxps: list[tuple[int, ...]]
+    complete: bool
+    method: str
+    time_s: float
+    oracle_calls: int
+
+
+def minimal_hitting_sets(sets: Iterable[Iterable[int]]) -> list[tuple[int, ...]]:
+    """The subset-minimal sets that meet every set in ``sets`` (sorted tuples, sorted).
+
+    The hitting sets of no set is just the empty set; an empty set cannot be hit.
+
+    Examples
+    --------
+    >>> minimal_hitting_sets([[0, 1], [1, 2]])
+    [(0, 2), (1,)]
+    >>> minimal_hitting_sets([])
+    [()]
+    >>> minimal_hitting_sets([[0], []])
+    []
+    """
+    masks = sorted({_mask(s) for s in sets}, key=int.bit_count)
+    if masks and masks[0] == 0:
+        return []
+    hitting = [0]
+    for e in masks:
+        kept = [h for h in hitting if h & e]
+        grown = {h | (1 << b) for h in hitting if not h & e for b in _bits(e)}
+        # a grown set is minimal unless it contains a kept one: two grown sets h1+b1 and
+        # h2+b2 are never nested (h1 within h2+b2 would put b2, a member of e, in h1)
+        hitting = kept + [g for g in grown if not any(k & g == k for k in kept)]
+    return sorted(tuple(_bits(h)) for h in hitting)
+
+
+def _mask(s: Iterable[int]) -> int:
+    m = 0
+    for f in s:
+        m |= 1 << f
+    return m
+
+
+def _bits(m: int) -> list[int]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def has_duality(o: Oracle) -> bool:
+    """True when :func:`all_xps` takes the duality route (the oracle is a tree XpG)."""
+    return isinstance(o, XpGOracle) and o.graph.is_tree()
+
+
+def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "wall",
+            target: str = "axp") -> AllXps:
+    """Every AXp and CXp of the oracle's instance by the fastest exact route.
+
+    Trees (see :func:`has_duality`) use duality: exact and complete whatever the time
+    limit. Other oracles run MARCO with ``target`` under ``time_limit`` seconds of
+    ``clock`` (``"wall"`` or ``"cpu"``); ``complete`` says whether it finished.
+
+    Examples
+    --------
+    >>> from fxai import oracles
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> is_ = lambda v: ValueSet(frozenset({v}))
+    >>> g = DecisionGraph([Node(0, ((is_(0), 1), (is_(1), 2))), Node(label=0),  # x0 and x1
+    ...                    Node(1, ((is_(0), 3), (is_(1), 4))), Node(label=0), Node(label=1)],
+    ...                   2, domains=[[0, 1], [0, 1]])
+    >>> r = all_xps(oracles.for_model(g, [0, 0]))
+    >>> r.axps, r.cxps, r.complete, r.method
+    ([(0,), (1,)], [(0, 1)], True, 'duality')
+    """
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")
+    now = CLOCKS[clock]
+    if has_duality(o):
+        t0 = now()
+        cxps = tree_cxps(o)
+        axps = minimal_hitting_sets(cxps)
+        return AllXps(axps, cxps, True, "duality", now() - t0, 0)
+    m = Marco(o, target=target, time_limit=time_limit, clock=clock)
+    t0 = now()
+    for _ in m:
+        pass
+    return AllXps(sorted(m.axps), sorted(m.cxps), m.complete, "marco", now() - t0,
+                  m.oracle_calls)

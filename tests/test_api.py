@@ -1,0 +1,151 @@
+"""The library surface: model recognition, one conversion per model, errors, clocks, counters."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+import xgboost as xgb
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.exceptions import NotFittedError
+from sklearn.naive_bayes import CategoricalNB
+from sklearn.tree import DecisionTreeClassifier
+
+from fxai import explain, oracles
+from fxai.oracles import registry
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(300, 5))
+    y = ((X[:, 0] + X[:, 1] > 2) ^ (X[:, 4] == 0)).astype(int)
+    return X, y
+
+
+def test_subclass_of_a_supported_model_is_recognised(data):
+    X, y = data
+
+    class MyTree(DecisionTreeClassifier):
+        pass
+
+    clf = MyTree(max_depth=3, random_state=0).fit(X, y)
+    o = oracles.for_model(clf, X[0], domains=[[0, 1, 2]] * 5)
+    assert o.prediction == clf.predict(X[:1])[0]
+    assert explain.all_xps(o).method == "duality"
+
+
+@pytest.mark.parametrize("model", [DecisionTreeClassifier(), CategoricalNB(),
+                                   xgb.XGBClassifier()], ids=lambda m: type(m).__name__)
+def test_unfitted_models_say_so(model):
+    with pytest.raises(NotFittedError, match=f"This {type(model).__name__} instance is not "
+                       "fitted"):
+        oracles.for_model(model, [0] * 5)
+
+
+def test_unsupported_models_name_their_type_and_the_supported_ones(data):
+    X, y = data
+    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="RandomForestClassifier; supported: fitted scikit"):
+        oracles.for_model(forest, X[0])
+
+
+def test_boosted_models_are_converted_once(data):
+    X, y = data
+    clf = xgb.XGBClassifier(n_estimators=5, max_depth=2, random_state=0).fit(X, y)
+    booster = clf.get_booster()
+    o1 = oracles.for_model(clf, X[0])
+    o2 = oracles.for_model(booster, X[1])
+    assert o1.ensemble is o2.ensemble  # one conversion for the classifier and its booster
+    assert oracles.for_model(o1.ensemble, X[2]).ensemble is o1.ensemble
+    fresh = oracles.prepare(clf)
+    assert fresh is not o1.ensemble and np.array_equal(fresh.margin(X), o1.ensemble.margin(X))
+    booster.update(xgb.DMatrix(X, label=y), iteration=5)  # a sixth round, in place
+    o3 = oracles.for_model(booster, X[0])
+    assert o3.ensemble is not o1.ensemble and len(o3.ensemble.trees) == 6
+    assert np.array_equal(o3.ensemble.margin(X).astype(np.float32),
+                          booster.predict(xgb.DMatrix(X), output_margin=True))
+    clf.fit(X, 1 - y)  # a refit makes a new booster: converted again
+    o4 = oracles.for_model(clf, X[0])
+    assert o4.ensemble is not o3.ensemble and o4.prediction == clf.predict(X[:1])[0]
+
+
+def test_trees_are_converted_once_per_fit_and_domains(data):
+    X, y = data
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    doms = [[0, 1, 2]] * 5
+    g = oracles.for_model(clf, X[0], domains=doms).graph
+    assert oracles.for_model(clf, X[1], domains=[list(d) for d in doms]).graph is g
+    assert oracles.for_model(clf, X[1]).graph is not g  # other domains: real-valued
+    clf.fit(X, 1 - y)
+    o = oracles.for_model(clf, X[0], domains=doms)
+    assert o.graph is not g and o.prediction == clf.predict(X[:1])[0]
+
+
+def test_cache_entries_go_with_their_model(data):
+    X, y = data
+    clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    oracles.for_model(clf, X[0])
+    key = id(clf)
+    assert key in registry._CACHE
+    del clf
+    gc.collect()
+    assert key not in registry._CACHE
+
+
+def test_each_enumeration_counts_its_own_oracle_calls(data):
+    X, y = data
+    clf = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    o = oracles.for_model(clf, X[0], domains=[[0, 1, 2]] * 5)
+    runs = []
+    for target in ("axp", "cxp", "axp"):
+        m = explain.enumerate_xps(o, target=target, clock="cpu")
+        before = o.calls
+        events = list(m)
+        assert m.complete and events and all(e.t >= 0 for e in events)
+        assert m.oracle_calls == o.calls - before > 0
+        runs.append(m.oracle_calls)
+    assert runs[0] == runs[2] and o.calls == sum(runs)
+    m = explain.enumerate_xps(o)
+    for _ in m:
+        break  # stopped early: the count stops with it
+    n = m.oracle_calls
+    list(explain.enumerate_xps(o))
+    assert m.oracle_calls == n
+
+
+def test_clock_names_are_checked(data):
+    X, y = data
+    o = oracles.for_model(DecisionTreeClassifier(max_depth=2).fit(X, y), X[0])
+    with pytest.raises(ValueError, match="clock must be one of"):
+        explain.enumerate_xps(o, clock="cpu_time")
+    with pytest.raises(ValueError, match="clock must be one of"):
+        explain.all_xps(o, clock="process")
+
+
+def test_explain_does_not_export_a_shadowing_enumerate():
+    ns: dict = {}
+    exec("from fxai.explain import *", ns)
+    assert "enumerate" not in ns and "enumerate_xps" in ns
+    assert explain.enumerate is explain.enumerate_xps
+
+
+def test_warm_up_loads_the_boosted_search():
+    assert oracles.warm_up() >= 0.0
+
+
+def test_docs_quick_start_runs_and_prints_what_it_says(capsys):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    block = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    exec(compile(block, "docs/api.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == ["[6, 11, 12] [12]",
+                       "[(6, 10, 12), (6, 11, 12)] [(6,), (10, 11), (12,)] duality",
+                       "({6: 1.0, 10: 0.5, 11: 0.5, 12: 1.0}, True)"]
+    assert {line.split()[1] for line in out[3:]} == {"axp", "cxp"}
+    for line in out[:3]:  # the comments in the block show the same output
+        assert line.split(" duality")[0] in block
