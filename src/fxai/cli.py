@@ -1,41 +1,112 @@
 """Command line entry point: ``fxai <command> ...`` (the workflow's rules call these).
 
-Only the module of the command being run is imported, so each rule starts fast.
+Only the module of the command being run is imported, so each rule starts fast; ``fxai --help``
+lists every command with the first line of its module docstring (read, not imported).
+The argparse value types below (:func:`number` and its instances) are shared by the commands:
+a value out of range stops with a message naming the option.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
+import math
 import pkgutil
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
+import fxai
 import fxai.commands
+from fxai.data.errors import DataError, FetchError
+from fxai.models import ModelError
+
+#: deprecated name -> current name (the old names work for one more release)
+ALIASES = {"train-bt": "bt-train"}
+#: errors whose message says all (file or key, and what to do): printed without a traceback
+CLEAR_ERRORS = (DataError, FetchError, ModelError)
+
+
+def number(
+    cast: type = float,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    hi_open: bool = False,
+) -> Callable[[str], int | float]:
+    """An argparse ``type=``: a finite ``cast`` value in [lo, hi] (open ends where told)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = cast(text)
+        except ValueError:
+            kind = "an integer" if cast is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if lo is not None and (value < lo or (lo_open and value == lo)):
+            raise argparse.ArgumentTypeError(f"{text} must be {'>' if lo_open else '>='} {lo}")
+        if hi is not None and (value > hi or (hi_open and value == hi)):
+            raise argparse.ArgumentTypeError(f"{text} must be {'<' if hi_open else '<='} {hi}")
+        return value
+
+    return parse
+
+
+positive_int = number(int, lo=1)  # counts that must be at least one (instances, trees)
+count = number(int, lo=0)  # seeds, indices, decimals
+positive = number(float, lo=0, lo_open=True)  # time limits, smoothing, ratios
+nonnegative = number(float, lo=0)
+probability = number(float, 0, 1)  # deltas: [0, 1]
+fraction = number(float, 0, 1, lo_open=True, hi_open=True)  # test/validation sizes: (0, 1)
 
 
 def command_names() -> list[str]:
     return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(fxai.commands.__path__))
 
 
+def summary(name: str) -> str:
+    """First line of a command module's docstring, read without importing the module."""
+    spec = importlib.util.find_spec(f"fxai.commands.{name.replace('-', '_')}")
+    doc = ast.get_docstring(ast.parse(Path(spec.origin).read_text())) if spec else None
+    return doc.strip().splitlines()[0] if doc else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     names = command_names()
-    parser = argparse.ArgumentParser(prog="fxai", description="fxai: formal explanations harness")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = argv[0] if argv and argv[0] in names else None
+    parser = argparse.ArgumentParser(
+        prog="fxai", description="fxai: formal explanations harness (the workflow's steps)",
+        epilog="`fxai COMMAND --help` shows a command's options.")
+    parser.add_argument("--version", action="version", version=f"fxai {fxai.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                title="commands")
+    chosen = ALIASES.get(argv[0], argv[0]) if argv and not argv[0].startswith("-") else None
+    if chosen in ALIASES.values() and argv[0] in ALIASES:
+        print(f"fxai: `{argv[0]}` is deprecated; use `{chosen}`", file=sys.stderr)
     for name in names:
+        old = [a for a, new in ALIASES.items() if new == name]
         if name != chosen:  # listed in --help, not imported
-            sub.add_parser(name)
+            line = summary(name) if chosen not in names else None
+            if line and old:
+                line += f" (old name {', '.join(old)}: deprecated)"
+            sub.add_parser(name, help=line, aliases=old)
             continue
         mod = importlib.import_module(f"fxai.commands.{name.replace('-', '_')}")
-        doc = (mod.__doc__ or "").strip().splitlines()
-        p = sub.add_parser(name, help=doc[0] if doc else None, description=mod.__doc__)
+        p = sub.add_parser(name, aliases=old, description=mod.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     args = parser.parse_args(argv)
     if not hasattr(args, "_run"):
         parser.error(f"unknown command {args.command!r}")
-    return args._run(args) or 0
+    try:
+        return args._run(args) or 0
+    except CLEAR_ERRORS as e:
+        print(f"fxai {chosen}: error: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    p = load(args.dataset, args.prepared)  # checked against its recorded rows and sha256
     doc = json.loads((Path(args.prepared) / f"{args.dataset}.domains.json").read_text())
     vocab = doc.get("vocabulary") or {}
     if vocab and (vocab.get("seed"), vocab.get("test_size")) != (args.seed, args.test_size):
@@ -30,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
             f" test_size={vocab.get('test_size')}, not seed={args.seed} "
             f"test_size={args.test_size}; prepare it again."
         )
-    p = load(args.dataset, args.prepared)
     out = write_split(args.dataset, p.y, args.out, args.test_size, args.seed)
     logging.getLogger("fxai.split").info("%s: %d rows -> %s", args.dataset, len(p.y), out)
     return 0

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def train(args: argparse.Namespace) -> dict:
     data = load(args.dataset, args.prepared)
-    train_ids, test_ids = load_split(args.split)
+    train_ids, test_ids = load_split(args.split, n_rows=len(data.y))
     Xtr, ytr, Xte, yte = data.X[train_ids], data.y[train_ids], data.X[test_ids], data.y[test_ids]
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ import numpy as np
 from fxai.data.prepared import load, load_split
 from fxai.models import boosted
 
-LOG = logging.getLogger("fxai.train_bt")
+LOG = logging.getLogger("fxai.bt_train")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.trees < 1 or args.depth < 1:
         raise SystemExit("--trees and --depth must be positive")
     prep = load(data.stem, root=data.parent)
-    train_ids, test_ids = load_split(args.split)
+    train_ids, test_ids = load_split(args.split, n_rows=len(prep.y))
     Xtr, ytr = prep.X[train_ids], prep.y[train_ids]
     Xte, yte = prep.X[test_ids], prep.y[test_ids]
     model = boosted.train(Xtr, ytr, args.trees, args.depth, seed=args.seed,
