@@ -20,13 +20,9 @@ from pathlib import Path
 
 import fxai
 import fxai.commands
-from fxai.data.errors import DataError, FetchError
-from fxai.models import ModelError
 
 #: deprecated name -> current name (the old names work for one more release)
 ALIASES = {"train-bt": "bt-train"}
-#: errors whose message says all (file or key, and what to do): printed without a traceback
-CLEAR_ERRORS = (DataError, FetchError, ModelError)
 
 
 def number(
@@ -61,6 +57,15 @@ positive = number(float, lo=0, lo_open=True)  # time limits, smoothing, ratios
 nonnegative = number(float, lo=0)
 probability = number(float, 0, 1)  # deltas: [0, 1]
 fraction = number(float, 0, 1, lo_open=True, hi_open=True)  # test/validation sizes: (0, 1)
+share = number(float, 0, 1, lo_open=True)  # a share of the rows: (0, 1]
+
+
+def clear_errors() -> tuple[type[Exception], ...]:
+    """Errors whose message says all (the file or key, and what to do): no traceback needed."""
+    from fxai.data.errors import DataError, FetchError
+    from fxai.models import ModelError
+
+    return DataError, FetchError, ModelError
 
 
 def command_names() -> list[str]:
@@ -68,10 +73,11 @@ def command_names() -> list[str]:
 
 
 def summary(name: str) -> str:
-    """First line of a command module's docstring, read without importing the module."""
+    """First sentence of a command module's docstring, read without importing the module."""
     spec = importlib.util.find_spec(f"fxai.commands.{name.replace('-', '_')}")
     doc = ast.get_docstring(ast.parse(Path(spec.origin).read_text())) if spec else None
-    return doc.strip().splitlines()[0] if doc else ""
+    para = " ".join((doc or "").split("\n\n")[0].split()).replace("``", "")
+    return para.split(". ")[0].rstrip(".")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     names = command_names()
     parser = argparse.ArgumentParser(
         prog="fxai", description="fxai: formal explanations harness (the workflow's steps)",
-        epilog="`fxai COMMAND --help` shows a command's options.")
+        epilog="`fxai COMMAND --help` shows a command's options.",
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=28,
+                                                            width=200))
     parser.add_argument("--version", action="version", version=f"fxai {fxai.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 title="commands")
@@ -92,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             line = summary(name) if chosen not in names else None
             if line and old:
                 line += f" (old name {', '.join(old)}: deprecated)"
-            sub.add_parser(name, help=line, aliases=old)
+            sub.add_parser(name, help=line)
             continue
         mod = importlib.import_module(f"fxai.commands.{name.replace('-', '_')}")
         p = sub.add_parser(name, aliases=old, description=mod.__doc__,
@@ -104,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown command {args.command!r}")
     try:
         return args._run(args) or 0
-    except CLEAR_ERRORS as e:
+    except Exception as e:
+        if not isinstance(e, clear_errors()):
+            raise
         print(f"fxai {chosen}: error: {e}", file=sys.stderr)
         return 1
 

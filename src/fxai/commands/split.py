@@ -7,6 +7,7 @@ import json
 import logging
 from pathlib import Path
 
+from fxai.cli import count, fraction
 from fxai.data.errors import DataError
 from fxai.data.prepared import load
 from fxai.data.split import write_split
@@ -16,8 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset")
     p.add_argument("--prepared", default="data/prepared", help="prepared tables directory")
     p.add_argument("--out", required=True, help="split JSON path")
-    p.add_argument("--test-size", type=float, default=0.2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--test-size", type=fraction, default=0.2)
+    p.add_argument("--seed", type=count, default=0)
 
 
 def run(args: argparse.Namespace) -> int:
