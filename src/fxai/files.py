@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def write_atomic(path: str | Path, text: str) -> None:
@@ -44,3 +45,17 @@ def read_jsonl(path: str | Path) -> list[dict]:
             raise DataError(f"{path}:{i}: not a JSON object; delete the file and rerun its rule.")
         out.append(rec)
     return out
+
+
+def read_json(path: str | Path, what: str = "JSON file") -> Any:
+    """The JSON document at ``path``; DataError naming the file when missing or unparsable."""
+    from fxai.data.errors import DataError
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{what} {path} does not exist; run the rule that writes it.")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise DataError(f"{what} {path} is not valid JSON ({e}); it is corrupt or cut short: "
+                        "delete it and rerun the rule that writes it.") from None

@@ -33,7 +33,7 @@ def mirror_dir(configured: str | Path | None = None) -> Path | None:
     if not value:
         return None
     if not Path(value).is_dir():
-        origin = f"${MIRROR_ENV}" if os.environ.get(MIRROR_ENV) else "config data.mirror"
+        origin = f"${MIRROR_ENV}" if os.environ.get(MIRROR_ENV) else "data.mirror / --mirror"
         raise FetchError(f"the data mirror {value} (set by {origin}) is not a directory: fix the "
                          f"path, or unset {origin} to download from the canonical URLs.")
     return Path(value)
