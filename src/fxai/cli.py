@@ -1,7 +1,7 @@
 """Command line entry point: ``fxai <command> ...`` (the workflow's rules call these).
 
 Only the module of the command being run is imported, so each rule starts fast; ``fxai --help``
-lists every command with the first line of its module docstring (read, not imported).
+lists every command with the first sentence of its module docstring (read, not imported).
 The argparse value types below (:func:`number` and its instances) are shared by the commands:
 a value out of range stops with a message naming the option.
 """
@@ -80,30 +80,37 @@ def summary(name: str) -> str:
     return para.split(". ")[0].rstrip(".")
 
 
+def command_list(names: list[str]) -> str:
+    """One line per command: its name and summary (old names marked deprecated)."""
+    lines = []
+    for name in names:
+        old = [a for a, new in ALIASES.items() if new == name]
+        note = f" (old name {', '.join(old)}: deprecated)" if old else ""
+        lines.append(f"  {name:<16}{summary(name)}{note}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     names = command_names()
+    chosen = ALIASES.get(argv[0], argv[0]) if argv and not argv[0].startswith("-") else None
+    listing = "" if chosen in names else "\n\ncommands:\n" + command_list(names)
     parser = argparse.ArgumentParser(
-        prog="fxai", description="fxai: formal explanations harness (the workflow's steps)",
-        epilog="`fxai COMMAND --help` shows a command's options.",
-        formatter_class=lambda prog: argparse.HelpFormatter(prog, max_help_position=28,
-                                                            width=200))
+        prog="fxai", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="fxai: formal explanations harness (the workflow's steps)" + listing,
+        epilog="`fxai COMMAND --help` shows a command's options.")
     parser.add_argument("--version", action="version", version=f"fxai {fxai.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                title="commands")
-    chosen = ALIASES.get(argv[0], argv[0]) if argv and not argv[0].startswith("-") else None
-    if chosen in ALIASES.values() and argv[0] in ALIASES:
+                                help="one of the commands above")
+    if argv and argv[0] in ALIASES:
         print(f"fxai: `{argv[0]}` is deprecated; use `{chosen}`", file=sys.stderr)
     for name in names:
-        old = [a for a, new in ALIASES.items() if new == name]
-        if name != chosen:  # listed in --help, not imported
-            line = summary(name) if chosen not in names else None
-            if line and old:
-                line += f" (old name {', '.join(old)}: deprecated)"
-            sub.add_parser(name, help=line)
+        if name != chosen:  # listed in the description, not imported
+            sub.add_parser(name)
             continue
         mod = importlib.import_module(f"fxai.commands.{name.replace('-', '_')}")
-        p = sub.add_parser(name, aliases=old, description=mod.__doc__,
+        p = sub.add_parser(name, aliases=[a for a, new in ALIASES.items() if new == name],
+                           description=mod.__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
