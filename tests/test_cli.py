@@ -3,6 +3,7 @@ every numeric option range-checked (a bad value stops naming the option)."""
 
 import argparse
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +71,9 @@ def test_every_numeric_option_is_range_checked():
             actions += [x for p in sub.choices.values() for x in p._actions]
         bare = [a.dest for a in actions if a.type in (int, float)]
         assert not bare, f"fxai {name}: unchecked numeric options {bare}"
+
+
+def test_docs_list_every_command():
+    doc = (Path(__file__).resolve().parents[1] / "docs/cli.md").read_text()
+    missing = [n for n in command_names() if f"\n  {n} " not in doc]
+    assert not missing, f"docs/cli.md lacks {missing}: paste the output of `fxai --help`"
