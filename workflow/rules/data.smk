@@ -45,13 +45,17 @@ def all_datasets():
 
 DATASETS = all_datasets()
 DATA_SOURCE = {ds: source_of(REG.entry(ds), DATA_ORDER) for ds in DATASETS}
-_mirror = data_mirror()
-_why_missing = {
-    ds: why
-    for ds in DATASETS
-    if DATA_SOURCE[ds] == "files"
-    and (why := unobtainable(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror) if _mirror else None))
-}
+_mirror = data_mirror()  # an error naming the setting when it is not a directory
+
+
+def _why_missing(ds):
+    """Why a file-based dataset's raw files cannot be obtained here (None: they can)."""
+    if DATA_SOURCE[ds] != "files":
+        return None
+    return unobtainable(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror) if _mirror else None)
+
+
+_why_missing = {ds: why for ds in DATASETS if (why := _why_missing(ds))}
 if _why_missing and not DATA.get("allow_missing", False):
     raise DataError(missing_message(_why_missing))
 DATA_UNAVAILABLE = sorted(_why_missing)  # allowed missing: left out, listed as missing
