@@ -124,6 +124,17 @@ def test_prepared_domains_file_cut(tmp_path, capsys, stages):
     assert not (tmp_path / "m.joblib").exists()
 
 
+def test_prepared_table_without_its_record(tmp_path, capsys, stages):
+    """A table written by hand or by an older fxai: no row count and checksum to check."""
+    prep, _ = stages
+    dom = prep / "mux6.domains.json"
+    dom.write_text(json.dumps({k: v for k, v in json.loads(dom.read_text()).items()
+                               if k != "table"}))
+    code, err = fxai(capsys, "split", "mux6", "--prepared", prep, "--out", tmp_path / "s.json")
+    assert code == 1 and f"{dom} records no row count and checksum of {prep / 'mux6.csv'}" in err
+    assert not (tmp_path / "s.json").exists()
+
+
 @pytest.mark.parametrize("fault,command", [
     ("truncated", "nbc-train"), ("overlapping", "nbc-train"), ("other table", "xpg-train")])
 def test_split_file_fault(tmp_path, capsys, stages, fault, command):

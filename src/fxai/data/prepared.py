@@ -53,10 +53,13 @@ def load(ds: str, root: str | Path = "data/prepared") -> Prepared:
     try:
         doc = json.loads(dom_path.read_text())
         names = [f["name"] for f in doc["features"]]
-        rows, digest = doc["table"]["rows"], doc["table"]["sha256"]
     except (ValueError, KeyError, TypeError) as e:
         raise DataError(f"{dom_path} is not a valid domains file ({type(e).__name__}: {e}); "
                         + _fix(ds)) from e
+    if not isinstance(doc.get("table"), dict) or {"rows", "sha256"} - set(doc["table"]):
+        raise DataError(f"{dom_path} records no row count and checksum of {csv_path} (written "
+                        "by an older fxai or by hand); " + _fix(ds))
+    rows, digest = doc["table"]["rows"], doc["table"]["sha256"]
     raw = csv_path.read_bytes()
     if hashlib.sha256(raw).hexdigest() != digest:
         lines = raw.count(b"\n") - 1  # minus the header
