@@ -1,4 +1,4 @@
-"""fxai train-bt on a tiny prepared table, then the oracle on the saved model."""
+"""fxai bt-train on a tiny prepared table, then the oracle on the saved model."""
 
 import json
 
@@ -7,6 +7,7 @@ import pandas as pd
 
 from fxai import oracles
 from fxai.cli import main
+from fxai.data.prepare import write_prepared as fxai_write_prepared
 from fxai.models import boosted as B
 
 
@@ -15,11 +16,10 @@ def write_prepared(root, name="toy", n=120, seed=0):
     X = rng.integers(0, 3, (n, 4))
     y = ((X[:, 0] + X[:, 2]) >= 3).astype(int)
     df = pd.DataFrame(X, columns=[f"a{i}" for i in range(4)]).assign(target=y)
-    df.to_csv(root / f"{name}.csv", index=False)
     feats = [{"name": f"a{i}", "type": "categorical", "values": [0, 1, 2]} for i in range(4)]
     doc = {"name": name, "features": feats,
            "target": {"name": "target", "classes": [0, 1], "labels": ["no", "yes"]}}
-    (root / f"{name}.domains.json").write_text(json.dumps(doc))
+    fxai_write_prepared(df, doc, root)
     split = {"dataset": name, "seed": 0, "test_size": 0.25,
              "train": list(range(90)), "test": list(range(90, n))}
     (root / f"{name}.split.json").write_text(json.dumps(split))
@@ -29,7 +29,7 @@ def write_prepared(root, name="toy", n=120, seed=0):
 def test_train_bt_writes_model_and_meta(tmp_path):
     X, y = write_prepared(tmp_path)
     out = tmp_path / "models" / "bt" / "toy.json"
-    assert main(["train-bt", "--data", str(tmp_path / "toy.csv"), "--split",
+    assert main(["bt-train", "--data", str(tmp_path / "toy.csv"), "--split",
                  str(tmp_path / "toy.split.json"), "--trees", "5", "--depth", "2",
                  "--seed", "1", "--out", str(out)]) == 0
     meta = json.loads((out.parent / "toy.meta.json").read_text())

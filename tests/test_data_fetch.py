@@ -38,10 +38,23 @@ def test_mirror_good_checksum(tmp_path):
 
 
 def test_env_mirror_overrides_config(tmp_path, monkeypatch):
+    (tmp_path / "env").mkdir()
+    (tmp_path / "configured").mkdir()
     monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "env"))
-    assert mirror_dir("/configured") == tmp_path / "env"
+    assert mirror_dir(tmp_path / "configured") == tmp_path / "env"
     monkeypatch.delenv(MIRROR_ENV)
-    assert mirror_dir(None) is None and str(mirror_dir("/configured")) == "/configured"
+    assert mirror_dir(None) is None
+    assert mirror_dir(tmp_path / "configured") == tmp_path / "configured"
+
+
+def test_mirror_that_is_not_a_directory_is_named(tmp_path, monkeypatch):
+    monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "nope"))
+    with pytest.raises(FetchError, match=rf"the data mirror {tmp_path / 'nope'} \(set by "
+                                         r"\$FXAI_DATA_MIRROR\) is not a directory"):
+        mirror_dir(None)
+    monkeypatch.delenv(MIRROR_ENV)
+    with pytest.raises(FetchError, match="set by data.mirror / --mirror"):
+        mirror_dir(tmp_path / "nope")
 
 
 def test_mirror_bad_checksum_leaves_nothing(tmp_path):

@@ -9,7 +9,9 @@ import pytest
 
 from fxai.data.generators import SPECS, cube, generate
 
-MIRROR = Path(os.environ.get("FXAI_DATA_MIRROR", "/work/shared/datasets"))
+# the mirror: $FXAI_DATA_MIRROR, else ../shared/datasets beside the repository (skip if absent)
+MIRROR = Path(os.environ.get("FXAI_DATA_MIRROR")
+              or Path(__file__).resolve().parents[2] / "shared/datasets")
 ROWS = {"mux6": 128, "parity5+5": 1124, "corral": 160, "threeOf9": 512, "xd6": 973,
         "mofn_3_7_10": 1324}
 

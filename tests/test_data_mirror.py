@@ -11,7 +11,9 @@ from fxai.data.errors import DataError, FetchError
 from fxai.data.fetch import MIRROR_ENV, fetch, mirror_has, sha256_of
 from fxai.data.prepare import prepare
 
-MIRROR = Path(os.environ.get(MIRROR_ENV) or "/work/shared/datasets")
+# the mirror: $FXAI_DATA_MIRROR, else ../shared/datasets beside the repository (skip if absent)
+MIRROR = Path(os.environ.get(MIRROR_ENV)
+              or Path(__file__).resolve().parents[2] / "shared/datasets")
 pytestmark = [pytest.mark.mirror,
               pytest.mark.skipif(not MIRROR.is_dir(), reason="dataset mirror absent")]
 REG = load_registry()

@@ -11,7 +11,9 @@ from fxai.data.errors import DataError
 from fxai.data.images import area_matrix, downscale, prepare_image, read_idx
 from fxai.data.text import clean, prepare_text, text_split
 
-MIRROR = Path(os.environ.get("FXAI_DATA_MIRROR", "/work/shared/datasets"))
+# the mirror: $FXAI_DATA_MIRROR, else ../shared/datasets beside the repository (skip if absent)
+MIRROR = Path(os.environ.get("FXAI_DATA_MIRROR")
+              or Path(__file__).resolve().parents[2] / "shared/datasets")
 
 
 def write_idx(path: Path, arr: np.ndarray) -> None:

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from fxai.cli import main
+from fxai.data.prepare import write_prepared
 
 
 @pytest.fixture
@@ -21,12 +22,11 @@ def prepared(tmp_path):
     df = pd.DataFrame(X, columns=names)
     df["target"] = y
     csv = tmp_path / "toy.csv"
-    df.to_csv(csv, index=False)
     feats = [{"name": c, "type": "categorical", "values": list(range(d))}
              for c, d in zip(names, doms, strict=True)]
-    csv.with_suffix(".domains.json").write_text(json.dumps(
-        {"name": "toy", "features": feats,
-         "target": {"name": "target", "classes": [0, 1], "labels": ["a", "b"]}}))
+    write_prepared(df, {"name": "toy", "features": feats,
+                        "target": {"name": "target", "classes": [0, 1], "labels": ["a", "b"]}},
+                   tmp_path)
     ids = rng.permutation(n).tolist()
     split = tmp_path / "split.json"
     split.write_text(json.dumps({"dataset": "toy", "seed": 0, "test_size": 0.2,

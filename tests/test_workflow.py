@@ -1,5 +1,6 @@
 """The workflow's DAG resolves for both profiles, offline, and bad configs stop early."""
 
+import math
 import os
 import shutil
 import subprocess
@@ -7,6 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from fxai.data.config import check_numbers
+from fxai.data.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -25,32 +32,98 @@ def test_default_profile_resolves():
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
-def test_paper_profile_resolves_without_network():
+def out(r):
+    return r.stdout + r.stderr
+
+
+def test_paper_profile_names_the_dataset_it_cannot_obtain():
+    """mouse has no public URL: without a mirror holding it the paper profile stops, naming
+    it, unless data.allow_missing is set (next test)."""
     r = dry_run("--configfile", "config/paper.yaml", env={"FXAI_DATA_MIRROR": ""})
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert r.returncode != 0
+    assert "mouse: no URL is known for mouse.csv" in out(r) and "allow_missing" in out(r)
 
 
-def test_paper_quick_overlay_resolves():
+def test_paper_quick_overlay_resolves_allowing_missing_datasets():
     r = dry_run("--configfile", "config/paper.yaml", "config/paper-quick.yaml",
-                env={"FXAI_DATA_MIRROR": ""})
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+                "config/allow-missing.yaml", env={"FXAI_DATA_MIRROR": ""})
+    assert r.returncode == 0, out(r)[-3000:]
 
 
-def test_unknown_config_key_is_named(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    bad.write_text((ROOT / "config/config.yaml").read_text() + "\nnot_a_section: 1\n")
-    r = dry_run("--configfile", str(bad))
+def test_mirror_that_does_not_exist_stops(tmp_path):
+    r = dry_run(env={"FXAI_DATA_MIRROR": str(tmp_path / "no-such-dir")})
     assert r.returncode != 0
-    assert "not_a_section" in r.stdout + r.stderr
+    assert f"the data mirror {tmp_path / 'no-such-dir'} (set by $FXAI_DATA_MIRROR) is not a " \
+           "directory" in out(r)
 
 
-def test_wrong_type_is_named(tmp_path):
-    bad = tmp_path / "bad.yaml"
-    text = (ROOT / "config/config.yaml").read_text().replace("seed: 0", "seed: zero")
-    bad.write_text(text)
-    r = dry_run("--configfile", str(bad))
+def test_mirror_lacking_a_dataset_names_it(tmp_path):
+    """An existing mirror without the file: the dataset is named, not silently dropped."""
+    cfg = tmp_path / "files.yaml"
+    cfg.write_text("data: {source_order: [files], extra_datasets: [adult]}\n"
+                   + "".join(f"{s}: {{enabled: false}}\n" for s in ("nbc", "xpg", "ffa")))
+    r = dry_run("--configfile", str(cfg), env={"FXAI_DATA_MIRROR": str(tmp_path)})
     assert r.returncode != 0
-    assert "zero" in r.stdout + r.stderr
+    assert f"adult: the mirror lacks {tmp_path}/adult/" in out(r)
+
+
+def with_config(tmp_path, old, new):
+    text = (ROOT / "config/config.yaml").read_text()
+    assert old in text
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace(old, new))
+    return bad
+
+
+def test_profile_must_be_a_plain_folder_name(tmp_path):
+    r = dry_run("--configfile", str(with_config(tmp_path, "profile: default", "profile: '..'")))
+    assert r.returncode != 0
+    assert "profile" in out(r) and "does not match" in out(r)
+
+
+@pytest.mark.parametrize("profile", ["..", ".", "../x", "a/b", ".hidden", "/tmp/x", ""])
+def test_profile_schema_rejects_paths(profile):
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    with pytest.raises(WorkflowError, match="profile"):
+        validate({**config, "profile": profile}, str(ROOT / "workflow/schemas/config.schema.yaml"))
+
+
+def test_non_finite_time_limit_is_named(tmp_path):
+    r = dry_run("--configfile", str(with_config(tmp_path, "time_limit: 60 ", "time_limit: .inf ")))
+    assert r.returncode != 0
+    assert "config: xpg.time_limit must be a finite number" in out(r)
+
+
+def test_non_finite_numbers_are_named_wherever_they_are():
+    config = {"xpg": {"time_limit": math.nan}, "nbc": {"deltas": [0.9, -math.inf]}, "seed": 0}
+    with pytest.raises(DataError, match=r"xpg.time_limit, nbc.deltas.1 must be a finite"):
+        check_numbers(config)
+    check_numbers({"a": [1.5, 2], "b": {"c": 0.0}})
+
+
+@pytest.mark.parametrize("section,key,value", [
+    ("ffa", "time_limit", -5), ("ffa", "time_limit", 0), ("nbc", "instances", -3),
+    ("nbc", "deltas", [1.7]), ("xpg", "fraction", 1.5), ("cross", "instances", 0),
+    ("ffa", "instances", 0), ("nbc", "targets", [0]),
+])
+def test_schemas_reject_out_of_range_values(section, key, value):
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    sec = {**config[section], key: value}
+    schema = ROOT / "workflow/schemas" / f"{section}.schema.yaml"
+    with pytest.raises(WorkflowError, match=key if section != "cross" else "instances"):
+        if schema.exists():
+            validate(sec, str(schema))
+        else:
+            validate({**config, section: sec},
+                     str(ROOT / "workflow/schemas/config.schema.yaml"))
+
+
+def test_config_without_report_section_uses_the_defaults(tmp_path):
+    text = (ROOT / "config/config.yaml").read_text()
+    cut = tmp_path / "noreport.yaml"
+    cut.write_text(text[:text.index("\nreport:")] + text[text.index("\ncross:"):])
+    r = dry_run("--configfile", str(cut), "--", "results/default/figures/xpg_runtime.png")
+    assert r.returncode == 0, out(r)[-3000:]
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

@@ -11,6 +11,7 @@ import pytest
 from fxai.cli import main
 from fxai.commands.xpg_explain import select_instances
 from fxai.commands.xpg_table import build
+from fxai.data.prepare import write_prepared as fxai_write_prepared
 
 
 def write_prepared(root, ds, X, y, types):
@@ -18,7 +19,6 @@ def write_prepared(root, ds, X, y, types):
     names = [f"f{i}" for i in range(X.shape[1])]
     df = pd.DataFrame(X, columns=names)
     df["target"] = y
-    df.to_csv(root / f"{ds}.csv", index=False)
     feats = []
     for i, t in enumerate(types):
         d = {"name": names[i], "type": t}
@@ -27,7 +27,7 @@ def write_prepared(root, ds, X, y, types):
         feats.append(d)
     doc = {"name": ds, "features": feats,
            "target": {"name": "target", "classes": sorted(int(c) for c in np.unique(y))}}
-    (root / f"{ds}.domains.json").write_text(json.dumps(doc))
+    fxai_write_prepared(df, doc, root)
     ids = np.arange(len(y))  # last quarter is the test set
     cut = 3 * len(y) // 4
     split = {"dataset": ds, "seed": 0, "test_size": 0.25,

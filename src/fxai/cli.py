@@ -1,41 +1,129 @@
 """Command line entry point: ``fxai <command> ...`` (the workflow's rules call these).
 
-Only the module of the command being run is imported, so each rule starts fast.
+Only the module of the command being run is imported, so each rule starts fast; ``fxai --help``
+lists every command with the first sentence of its module docstring (read, not imported).
+The argparse value types below (:func:`number` and its instances) are shared by the commands:
+a value out of range stops with a message naming the option.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
+import math
 import pkgutil
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
+import fxai
 import fxai.commands
+
+#: deprecated name -> current name (the old names work for one more release)
+ALIASES = {"train-bt": "bt-train"}
+
+
+def number(
+    cast: type = float,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    hi_open: bool = False,
+) -> Callable[[str], int | float]:
+    """An argparse ``type=``: a finite ``cast`` value in [lo, hi] (open ends where told)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = cast(text)
+        except ValueError:
+            kind = "an integer" if cast is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if lo is not None and (value < lo or (lo_open and value == lo)):
+            raise argparse.ArgumentTypeError(f"{text} must be {'>' if lo_open else '>='} {lo}")
+        if hi is not None and (value > hi or (hi_open and value == hi)):
+            raise argparse.ArgumentTypeError(f"{text} must be {'<' if hi_open else '<='} {hi}")
+        return value
+
+    return parse
+
+
+positive_int = number(int, lo=1)  # counts that must be at least one (instances, trees)
+count = number(int, lo=0)  # seeds, indices, decimals
+positive = number(float, lo=0, lo_open=True)  # time limits, smoothing, ratios
+nonnegative = number(float, lo=0)
+probability = number(float, 0, 1)  # deltas: [0, 1]
+fraction = number(float, 0, 1, lo_open=True, hi_open=True)  # test/validation sizes: (0, 1)
+share = number(float, 0, 1, lo_open=True)  # a share of the rows: (0, 1]
+
+
+def clear_errors() -> tuple[type[Exception], ...]:
+    """Errors whose message says all (the file or key, and what to do): no traceback needed."""
+    from fxai.data.errors import DataError, FetchError
+    from fxai.models import ModelError
+
+    return DataError, FetchError, ModelError
 
 
 def command_names() -> list[str]:
     return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(fxai.commands.__path__))
 
 
+def summary(name: str) -> str:
+    """First sentence of a command module's docstring, read without importing the module."""
+    spec = importlib.util.find_spec(f"fxai.commands.{name.replace('-', '_')}")
+    doc = ast.get_docstring(ast.parse(Path(spec.origin).read_text())) if spec else None
+    para = " ".join((doc or "").split("\n\n")[0].split()).replace("``", "")
+    return para.split(". ")[0].rstrip(".")
+
+
+def command_list(names: list[str]) -> str:
+    """One line per command: its name and summary (old names marked deprecated)."""
+    lines = []
+    for name in names:
+        old = [a for a, new in ALIASES.items() if new == name]
+        note = f" (old name {', '.join(old)}: deprecated)" if old else ""
+        lines.append(f"  {name:<16}{summary(name)}{note}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     names = command_names()
-    parser = argparse.ArgumentParser(prog="fxai", description="fxai: formal explanations harness")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = argv[0] if argv and argv[0] in names else None
+    chosen = ALIASES.get(argv[0], argv[0]) if argv and not argv[0].startswith("-") else None
+    listing = "" if chosen in names else "\n\ncommands:\n" + command_list(names)
+    parser = argparse.ArgumentParser(
+        prog="fxai", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="fxai: formal explanations harness (the workflow's steps)" + listing,
+        epilog="`fxai COMMAND --help` shows a command's options.")
+    parser.add_argument("--version", action="version", version=f"fxai {fxai.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                help="one of the commands above")
+    if argv and argv[0] in ALIASES:
+        print(f"fxai: `{argv[0]}` is deprecated; use `{chosen}`", file=sys.stderr)
     for name in names:
-        if name != chosen:  # listed in --help, not imported
+        if name != chosen:  # listed in the description, not imported
             sub.add_parser(name)
             continue
         mod = importlib.import_module(f"fxai.commands.{name.replace('-', '_')}")
-        doc = (mod.__doc__ or "").strip().splitlines()
-        p = sub.add_parser(name, help=doc[0] if doc else None, description=mod.__doc__)
+        p = sub.add_parser(name, aliases=[a for a, new in ALIASES.items() if new == name],
+                           description=mod.__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     args = parser.parse_args(argv)
     if not hasattr(args, "_run"):
         parser.error(f"unknown command {args.command!r}")
-    return args._run(args) or 0
+    try:
+        return args._run(args) or 0
+    except Exception as e:
+        if not isinstance(e, clear_errors()):
+            raise
+        print(f"fxai {chosen}: error: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 # Helpers shared by the rule files: dataset lists, paths, resources.
-import os
+from fxai.data.config import check_numbers
+from fxai.data.fetch import mirror_dir
+
+check_numbers(config)  # .inf / .nan pass the schemas' bounds; name the key instead
 
 
 def datasets_of(section, key="datasets"):
@@ -13,8 +16,9 @@ def log_path(name):
 
 
 def data_mirror():
-    """The mirror directory: FXAI_DATA_MIRROR wins over config data.mirror."""
-    return os.environ.get("FXAI_DATA_MIRROR") or (config.get("data") or {}).get("mirror") or ""
+    """The mirror directory: FXAI_DATA_MIRROR wins over config data.mirror ("" when unset);
+    an error naming the setting when it is set but is not a directory."""
+    return str(mirror_dir((config.get("data") or {}).get("mirror")) or "")
 
 
 OUTPUTS = []  # each rule file appends the final outputs of its section

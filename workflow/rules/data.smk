@@ -9,7 +9,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from fxai.data.errors import DataError
-from fxai.data.fetch import obtainable
+from fxai.data.fetch import missing_message, unobtainable
 from fxai.data.prepare import DEFAULT_ORDER, source_of
 from fxai.data.registry import load_registry
 
@@ -45,13 +45,20 @@ def all_datasets():
 
 DATASETS = all_datasets()
 DATA_SOURCE = {ds: source_of(REG.entry(ds), DATA_ORDER) for ds in DATASETS}
-_mirror = data_mirror()
-DATA_UNAVAILABLE = sorted(
-    ds
-    for ds in DATASETS
-    if DATA_SOURCE[ds] == "files"
-    and not obtainable(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror) if _mirror else None)
-)
+_mirror = data_mirror()  # an error naming the setting when it is not a directory
+
+
+def _why_missing(ds):
+    """Why a file-based dataset's raw files cannot be obtained here (None: they can)."""
+    if DATA_SOURCE[ds] != "files":
+        return None
+    return unobtainable(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror) if _mirror else None)
+
+
+_why_missing = {ds: why for ds in DATASETS if (why := _why_missing(ds))}
+if _why_missing and not DATA.get("allow_missing", False):
+    raise DataError(missing_message(_why_missing))
+DATA_UNAVAILABLE = sorted(_why_missing)  # allowed missing: left out, listed as missing
 DATA_READY = [ds for ds in DATASETS if ds not in DATA_UNAVAILABLE]
 _ANY_NAME = "|".join(re.escape(n) for n in REG.names)
 
@@ -94,6 +101,7 @@ rule prepare:
     params:
         source=lambda wc: source_of(REG.entry(wc.ds), DATA_ORDER),
         entry=entry_digest,
+        checks="rows+sha256",  # domains.json records them: tables prepared before are redone
         seed=config["seed"],
         test_size=DATA.get("test_size", 0.2),
     log:

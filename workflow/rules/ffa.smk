@@ -44,7 +44,7 @@ rule ffa_train_bt:
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
-        "{FFA_FXAI} train-bt --data {input.data} --split {input.split} --trees {params.trees}"
+        "{FFA_FXAI} bt-train --data {input.data} --split {input.split} --trees {params.trees}"
         " --depth {params.depth} --seed {params.seed} --out {output.model} > {log} 2>&1"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from fxai import explain, oracles, verify
+from fxai.cli import count, positive, positive_int, probability
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.data.split import pick_instance
 from fxai.explain.paxp import approx_paxp
@@ -32,10 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (test row ids)")
     p.add_argument("--prepared", default="data/prepared")
-    p.add_argument("--instances", type=int, default=5, help="test instances (seeded sample)")
-    p.add_argument("--time-limit", type=float, default=10.0, help="seconds per MARCO run")
-    p.add_argument("--delta", type=float, default=0.95, help="ApproxPAXp precision threshold")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--instances", type=positive_int, default=5,
+                   help="test instances (seeded sample)")
+    p.add_argument("--time-limit", type=positive, default=10.0, help="seconds per MARCO run")
+    p.add_argument("--delta", type=probability, default=0.95, help="ApproxPAXp precision threshold")
+    p.add_argument("--seed", type=count, default=0)
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
 

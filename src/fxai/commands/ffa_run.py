@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from fxai import explain, oracles
+from fxai.cli import count, nonnegative, positive, positive_int
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
 from fxai.files import write_atomic
@@ -34,17 +35,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="XGBoost JSON (.json/.ubj) or sklearn .joblib")
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split JSON with 'test' row ids")
-    p.add_argument("--instance", type=int, required=True,
+    p.add_argument("--instance", type=count, required=True,
                    help="K: explain the K-th row of the seeded permutation of the test rows")
     p.add_argument("--method", choices=sorted(METHODS), required=True)
-    p.add_argument("--time-limit", type=float, required=True, help="seconds (per instance)")
+    p.add_argument("--time-limit", type=positive, required=True, help="seconds (per instance)")
     p.add_argument("--out", required=True, help="run record (JSON); events go to <stem>.jsonl")
-    p.add_argument("--seed", type=int, default=0, help="seed of the instance permutation")
+    p.add_argument("--seed", type=count, default=0, help="seed of the instance permutation")
     p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                    help="time stamps: process CPU time (as the reference code) or wall clock")
-    p.add_argument("--window", type=int, default=50, help="MARCO-S sliding window w")
-    p.add_argument("--alpha", type=float, default=2.0, help="MARCO-S gap ratio, condition (6)")
-    p.add_argument("--eps", type=float, default=1.0, help="MARCO-S stability, condition (7)")
+    p.add_argument("--window", type=positive_int, default=50, help="MARCO-S sliding window w")
+    p.add_argument("--alpha", type=positive, default=2.0, help="MARCO-S gap ratio, condition (6)")
+    p.add_argument("--eps", type=nonnegative, default=1.0, help="MARCO-S stability, condition (7)")
     p.add_argument("--switch-variant", choices=["paper", "code"], default="paper")
     p.add_argument("--unit-cxps", action="store_true",
                    help="test every feature alone as a CXp first (the reference --unit-mcs)")

@@ -7,10 +7,9 @@ import argparse
 import json
 import logging
 import time
-from pathlib import Path
 
 from fxai import verify
-from fxai.files import write_atomic
+from fxai.files import read_json, write_atomic
 from fxai.models import load as load_model
 
 LOG = logging.getLogger("fxai.ffa_verify")
@@ -45,7 +44,7 @@ def check_record(record: dict, model) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    record = json.loads(Path(args.run).read_text())
+    record = read_json(args.run, "run record")
     model = load_model(args.model, n_features=len(record["x"]))
     check = check_record(record, model)
     write_atomic(args.out, json.dumps(check) + "\n")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fxai.files import read_jsonl
 from fxai.report.tables import write_table
 
 CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real-valued "
@@ -16,7 +17,7 @@ CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real
 
 
 def read_runs(path: str | Path) -> list[dict]:
-    return [json.loads(ln) for ln in Path(path).read_text().splitlines() if ln.strip()]
+    return read_jsonl(path)
 
 
 def _mean_sd(values) -> tuple[float, float]:

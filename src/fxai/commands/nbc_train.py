@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fxai.cli import count, positive
 from fxai.data import prepared
 from fxai.models import nbc
 
@@ -39,8 +40,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split file results/<profile>/splits/<ds>.json")
     p.add_argument("--out", required=True, help="model path <ds>.joblib (meta.json beside it)")
-    p.add_argument("--alpha", type=float, default=1.0, help="Laplace/Lidstone smoothing")
-    p.add_argument("--decimals", type=int, default=3,
+    p.add_argument("--alpha", type=positive, default=1.0, help="Laplace/Lidstone smoothing")
+    p.add_argument("--decimals", type=count, default=3,
                    help="decimal places of the scaled model whose accuracy is also recorded")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
+from fxai.cli import count, fraction
 from fxai.data.prepare import DEFAULT_ORDER, prepare
 from fxai.data.registry import load_registry
 
@@ -16,8 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out-dir", default="data/prepared")
     p.add_argument("--source-order", default=",".join(DEFAULT_ORDER),
                    help="comma-separated preference among files, embedded, generated")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--test-size", type=float, default=0.2)
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--test-size", type=fraction, default=0.2)
 
 
 def run(args: argparse.Namespace) -> int:

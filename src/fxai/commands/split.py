@@ -7,6 +7,7 @@ import json
 import logging
 from pathlib import Path
 
+from fxai.cli import count, fraction
 from fxai.data.errors import DataError
 from fxai.data.prepared import load
 from fxai.data.split import write_split
@@ -16,12 +17,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset")
     p.add_argument("--prepared", default="data/prepared", help="prepared tables directory")
     p.add_argument("--out", required=True, help="split JSON path")
-    p.add_argument("--test-size", type=float, default=0.2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--test-size", type=fraction, default=0.2)
+    p.add_argument("--seed", type=count, default=0)
 
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    p = load(args.dataset, args.prepared)  # checked against its recorded rows and sha256
     doc = json.loads((Path(args.prepared) / f"{args.dataset}.domains.json").read_text())
     vocab = doc.get("vocabulary") or {}
     if vocab and (vocab.get("seed"), vocab.get("test_size")) != (args.seed, args.test_size):
@@ -30,7 +32,6 @@ def run(args: argparse.Namespace) -> int:
             f" test_size={vocab.get('test_size')}, not seed={args.seed} "
             f"test_size={args.test_size}; prepare it again."
         )
-    p = load(args.dataset, args.prepared)
     out = write_split(args.dataset, p.y, args.out, args.test_size, args.seed)
     logging.getLogger("fxai.split").info("%s: %d rows -> %s", args.dataset, len(p.y), out)
     return 0

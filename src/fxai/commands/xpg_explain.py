@@ -16,6 +16,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 
+from fxai.cli import count, positive, positive_int, share
 from fxai.data.prepared import finite_domains, load
 from fxai.explain.marco import Marco
 from fxai.models.dtree import from_sklearn
@@ -30,12 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help=".joblib (dt) or .bdd.json (obdd)")
     p.add_argument("--prepared", default="data/prepared")
     p.add_argument("--out", required=True, help="run file (JSON Lines)")
-    p.add_argument("--time-limit", type=float, default=60.0, help="seconds per instance")
-    p.add_argument("--max-rows-all", type=int, default=1000,
+    p.add_argument("--time-limit", type=positive, default=60.0, help="seconds per instance")
+    p.add_argument("--max-rows-all", type=positive_int, default=1000,
                    help="explain every distinct row up to this many, else a fraction")
-    p.add_argument("--fraction", type=float, default=0.3)
-    p.add_argument("--max-instances", type=int, default=None, help="cap (default profile)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--fraction", type=share, default=0.3)
+    p.add_argument("--max-instances", type=positive_int, default=None, help="cap (default profile)")
+    p.add_argument("--seed", type=count, default=0)
 
 
 def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: int,

@@ -18,6 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fxai.cli import positive_int
+from fxai.files import read_jsonl
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", choices=("dt", "obdd"), required=True)
@@ -26,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out-dir", required=True)
     p.add_argument("--name", required=True)
     p.add_argument("--reference", default=None, help="published table in data/reference/")
-    p.add_argument("--max-instances", type=int, default=None, help="cap used by the runs")
+    p.add_argument("--max-instances", type=positive_int, default=None, help="cap used by the runs")
     p.add_argument("--missing-reason", default="not run in this profile")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="time columns from wall-clock (time_s) or CPU time (cpu_s)")
@@ -83,8 +86,7 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
     rows = []
     for run_path, meta_path in zip(runs, metas, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        records = [json.loads(line) for line in Path(run_path).read_text().splitlines()
-                   if line.strip()]
+        records = read_jsonl(run_path)
         rows.append(summarise(records, meta, family, cap, clock))
     return pd.DataFrame(rows)
 

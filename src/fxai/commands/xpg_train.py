@@ -11,6 +11,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 
+from fxai.cli import count, fraction, positive_int
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.models.dlist import learn_cn2
 from fxai.models.dtree import train_dt
@@ -23,17 +24,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prepared", default="data/prepared", help="prepared data directory")
     p.add_argument("--split", required=True, help="split JSON (train/test row ids)")
     p.add_argument("--out-dir", required=True, help="writes <dataset>.* here")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--depths", type=int, nargs="+", default=[3, 4, 5, 6])
-    p.add_argument("--val-size", type=float, default=0.2)
-    p.add_argument("--beam-width", type=int, default=10, help="CN2 beam width")
-    p.add_argument("--min-covered", type=int, default=1, help="CN2 min covered examples")
-    p.add_argument("--max-rule-length", type=int, default=5, help="CN2 max rule length")
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--depths", type=positive_int, nargs="+", default=[3, 4, 5, 6])
+    p.add_argument("--val-size", type=fraction, default=0.2)
+    p.add_argument("--beam-width", type=positive_int, default=10, help="CN2 beam width")
+    p.add_argument("--min-covered", type=positive_int, default=1, help="CN2 min covered examples")
+    p.add_argument("--max-rule-length", type=positive_int, default=5, help="CN2 max rule length")
 
 
 def train(args: argparse.Namespace) -> dict:
     data = load(args.dataset, args.prepared)
-    train_ids, test_ids = load_split(args.split)
+    train_ids, test_ids = load_split(args.split, n_rows=len(data.y))
     Xtr, ytr, Xte, yte = data.X[train_ids], data.y[train_ids], data.X[test_ids], data.y[test_ids]
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -27,9 +27,16 @@ _CHUNK = 1 << 20
 
 
 def mirror_dir(configured: str | Path | None = None) -> Path | None:
-    """The mirror directory: ``$FXAI_DATA_MIRROR`` wins over the configured one; None if unset."""
+    """The mirror directory: ``$FXAI_DATA_MIRROR`` wins over the configured one; None if unset.
+    FetchError if one is set but is not a directory (a typo must not silently drop datasets)."""
     value = os.environ.get(MIRROR_ENV) or configured
-    return Path(value) if value else None
+    if not value:
+        return None
+    if not Path(value).is_dir():
+        origin = f"${MIRROR_ENV}" if os.environ.get(MIRROR_ENV) else "data.mirror / --mirror"
+        raise FetchError(f"the data mirror {value} (set by {origin}) is not a directory: fix the "
+                         f"path, or unset {origin} to download from the canonical URLs.")
+    return Path(value)
 
 
 def sha256_of(path: str | Path) -> str:
@@ -169,15 +176,34 @@ def read_manifest(raw_dir: str | Path) -> dict[str, Any]:
 def obtainable(ds: str, entry: dict[str, Any], mirror: Path | None) -> bool:
     """Whether every required raw file can be sought: in ``mirror`` when one is set (an
     existence check), else at some URL."""
-    if mirror is not None:
-        return mirror_has(ds, entry, mirror)
-    return all(spec.get("urls") for spec in entry.get("files", []) if not spec.get("optional"))
+    return unobtainable(ds, entry, mirror) is None
+
+
+def unobtainable(ds: str, entry: dict[str, Any], mirror: Path | None) -> str | None:
+    """Why a required raw file of ``entry`` cannot be sought (not in ``mirror`` when one is set,
+    else no URL known), or None when every one can."""
+    for spec in entry.get("files", []):
+        if spec.get("optional"):
+            continue
+        if mirror is not None:
+            src = mirror / (spec.get("mirror") or f"{ds}/{spec['name']}")
+            if not src.is_file():
+                return f"the mirror lacks {src}"
+        elif not spec.get("urls"):
+            return f"no URL is known for {spec['name']} and no mirror is set"
+    return None
+
+
+def missing_message(reasons: dict[str, str]) -> str:
+    """The error for datasets a config uses that cannot be obtained (``{name: reason}``)."""
+    return ("these datasets of the config cannot be obtained: "
+            + "; ".join(f"{ds}: {why}" for ds, why in sorted(reasons.items()))
+            + ". Fix the mirror (FXAI_DATA_MIRROR / data.mirror) or the network, or run "
+            "without them by setting data.allow_missing: true (e.g. add the overlay "
+            "`--configfile <config> config/allow-missing.yaml`); they are then listed as "
+            "missing in the tables.")
 
 
 def mirror_has(ds: str, entry: dict[str, Any], mirror: Path) -> bool:
     """Whether ``mirror`` holds every required raw file of ``entry`` (a cheap existence check)."""
-    return all(
-        (mirror / (spec.get("mirror") or f"{ds}/{spec['name']}")).is_file()
-        for spec in entry.get("files", [])
-        if not spec.get("optional")
-    )
+    return unobtainable(ds, entry, mirror) is None

@@ -23,7 +23,7 @@ import pandas as pd
 
 from fxai.data.embedded import load_embedded
 from fxai.data.errors import DataError
-from fxai.data.fetch import read_manifest
+from fxai.data.fetch import read_manifest, sha256_of
 from fxai.data.generators import generate
 from fxai.data.readers import read_table
 from fxai.data.registry import Registry
@@ -278,15 +278,21 @@ def _from_plugin(entry: dict[str, Any], raw_dir: Path | None) -> tuple[pd.DataFr
 
 
 def write_prepared(table: pd.DataFrame, domains: dict[str, Any], out_dir: str | Path) -> Path:
-    """Write ``<name>.csv`` and ``<name>.domains.json`` atomically; return the CSV path."""
+    """Write ``<name>.csv`` and ``<name>.domains.json`` atomically; return the CSV path.
+
+    The domains file records the CSV's row count and sha256 (``table``), which
+    :func:`fxai.data.prepared.load` checks.
+    """
     out_dir = Path(out_dir)
     name = domains["name"]
     names = [f["name"] for f in domains["features"]]
     if list(table.columns) != [*names, "target"]:
         raise DataError(f"prepared table of {name}: columns do not match its domains.")
-    write_atomic(out_dir / f"{name}.domains.json", json.dumps(domains, indent=1) + "\n")
     csv_path = out_dir / f"{name}.csv"
     write_atomic(csv_path, table.to_csv(index=False))
+    # the domains file, written last, records what a reader must find in the CSV
+    domains = {**domains, "table": {"rows": len(table), "sha256": sha256_of(csv_path)}}
+    write_atomic(out_dir / f"{name}.domains.json", json.dumps(domains, indent=1) + "\n")
     return csv_path
 
 

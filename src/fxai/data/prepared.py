@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,18 +37,40 @@ def finite_domains(domains: list[dict]) -> list[list | None]:
     return [None if d["type"] == "numeric" else list(d["values"]) for d in domains]
 
 
+def _fix(ds: str) -> str:
+    return (f"prepare it again: delete it and rerun snakemake (the rule prepare writes it), "
+            f"or run `fxai prepare {ds}`.")
+
+
 def load(ds: str, root: str | Path = "data/prepared") -> Prepared:
-    """Load ``<root>/<ds>.csv`` and ``<ds>.domains.json``; DataError if missing or inconsistent."""
+    """Load ``<root>/<ds>.csv`` and ``<ds>.domains.json``, checking the CSV against the row count
+    and sha256 the domains file records; DataError naming the file if missing or inconsistent."""
     root = Path(root)
     csv_path, dom_path = root / f"{ds}.csv", root / f"{ds}.domains.json"
     for p in (csv_path, dom_path):
         if not p.is_file():
             raise DataError(f"prepared dataset {ds!r}: {p} is missing; run `fxai prepare {ds}`.")
-    doc = json.loads(dom_path.read_text())
-    df = pd.read_csv(csv_path)
-    names = [f["name"] for f in doc["features"]]
+    try:
+        doc = json.loads(dom_path.read_text())
+        names = [f["name"] for f in doc["features"]]
+    except (ValueError, KeyError, TypeError) as e:
+        raise DataError(f"{dom_path} is not a valid domains file ({type(e).__name__}: {e}); "
+                        + _fix(ds)) from e
+    if not isinstance(doc.get("table"), dict) or {"rows", "sha256"} - set(doc["table"]):
+        raise DataError(f"{dom_path} records no row count and checksum of {csv_path} (written "
+                        "by an older fxai or by hand); " + _fix(ds))
+    rows, digest = doc["table"]["rows"], doc["table"]["sha256"]
+    raw = csv_path.read_bytes()
+    if hashlib.sha256(raw).hexdigest() != digest:
+        lines = raw.count(b"\n") - 1  # minus the header
+        raise DataError(f"{csv_path} was changed or cut after it was prepared: {dom_path} records "
+                        f"{rows} rows and sha256 {digest[:12]}..., the file has about {lines} "
+                        "rows and another checksum; " + _fix(ds))
+    df = pd.read_csv(io.BytesIO(raw))
     if list(df.columns) != [*names, "target"]:
-        raise DataError(f"{csv_path}: columns do not match {dom_path}.")
+        raise DataError(f"{csv_path}: columns do not match {dom_path}; " + _fix(ds))
+    if len(df) != rows:
+        raise DataError(f"{csv_path}: {len(df)} rows where {dom_path} records {rows}; " + _fix(ds))
     numeric = any(f["type"] == "numeric" for f in doc["features"])
     X = df[names].to_numpy(dtype=float if numeric else np.int64)
     return Prepared(
@@ -60,10 +84,24 @@ def load(ds: str, root: str | Path = "data/prepared") -> Prepared:
     )
 
 
-def load_split(path: str | Path) -> tuple[np.ndarray, np.ndarray]:
-    """``(train_ids, test_ids)`` (row ids of the prepared table) from a split JSON file."""
+def load_split(path: str | Path, n_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(train_ids, test_ids)`` (row ids of the prepared table) from a split JSON file, checked:
+    disjoint non-negative integers (below ``n_rows``, the prepared table's size, when given)."""
+    path = Path(path)
+    fix = "delete it and rerun snakemake (the rule split writes it)."
+    if not path.is_file():
+        raise DataError(f"split file {path} does not exist; run the rule split.")
     try:
-        doc = json.loads(Path(path).read_text())
-    except FileNotFoundError as e:
-        raise DataError(f"split file {path} does not exist; run the rule split.") from e
-    return np.asarray(doc["train"], dtype=np.int64), np.asarray(doc["test"], dtype=np.int64)
+        doc = json.loads(path.read_text())
+        train, test = (np.asarray(doc[k], dtype=np.int64) for k in ("train", "test"))
+    except (ValueError, KeyError, TypeError) as e:
+        raise DataError(f"split file {path} is not a valid split ({type(e).__name__}: {e}); "
+                        + fix) from e
+    ids = np.concatenate([train, test])
+    if train.ndim != 1 or test.ndim != 1 or (ids < 0).any() or len(np.unique(ids)) < len(ids):
+        raise DataError(f"split file {path}: train and test must be disjoint lists of row ids; "
+                        + fix)
+    if n_rows is not None and ((ids >= n_rows).any() or doc.get("rows", n_rows) != n_rows):
+        raise DataError(f"split file {path} does not match its prepared table ({n_rows} rows); "
+                        + fix)
+    return train, test

@@ -39,7 +39,8 @@ def pick_instance(test_ids, k: int, seed: int) -> int:
 
 
 def write_split(ds: str, y: np.ndarray, out: str | Path, test_size: float, seed: int) -> Path:
-    """Write ``{"dataset", "seed", "test_size", "stratified", "train", "test"}`` atomically."""
+    """Write ``{"dataset", "rows", "seed", "test_size", "stratified", "train", "test"}``
+    atomically (``rows``: the prepared table's row count, checked by readers)."""
     out = Path(out)
-    write_atomic(out, json.dumps({"dataset": ds, **make_split(y, test_size, seed)}))
+    write_atomic(out, json.dumps({"dataset": ds, "rows": len(y), **make_split(y, test_size, seed)}))
     return out

@@ -1,10 +1,20 @@
-"""Model families and their files: nbc/dt (joblib), obdd (dd JSON dump), bt (XGBoost JSON)."""
+"""Model families and their files: nbc/dt (joblib), obdd (dd JSON dump), bt (XGBoost JSON).
+
+:func:`load` is the one way to read a model file back: a missing, truncated or foreign file
+raises :class:`ModelError` naming the file and what to do, never a bare library error.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json"}
+_WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
+         "obdd": "OBDD (dd JSON dump)", "bt": "XGBoost (JSON)"}
+
+
+class ModelError(ValueError):
+    """A model file is missing, corrupt or of the wrong kind (names the file, says what to do)."""
 
 
 def model_path(results: str | Path, family: str, ds: str) -> Path:
@@ -14,21 +24,60 @@ def model_path(results: str | Path, family: str, ds: str) -> Path:
     return Path(results) / "models" / family / f"{ds}{FAMILIES[family]}"
 
 
-def load(path: str | Path, n_features: int | None = None):
-    """Load a model file the workflow wrote (family told by the file name)."""
+def family_of(path: str | Path) -> str | None:
+    """The family told by a model file's name (``.joblib``: by its folder, else None)."""
     path = Path(path)
     if path.name.endswith(".bdd.json"):
+        return "obdd"
+    if path.suffix in (".json", ".ubj"):
+        return "bt"
+    if path.suffix == ".joblib":
+        return path.parent.name if path.parent.name in ("nbc", "dt") else None
+    raise ModelError(f"{path}: unknown model format (.joblib, .bdd.json, .json or .ubj)")
+
+
+def _read(path: Path, family: str | None, n_features: int | None):
+    if family == "obdd":
         from fxai.models.obdd import OBDD
 
         if n_features is None:
             raise ValueError(f"{path}: an OBDD needs n_features to load")
         return OBDD.load(path, n_features)
-    if path.suffix in (".json", ".ubj"):
+    if family == "bt":
         from fxai.models import boosted
 
         return boosted.load(path)
-    if path.suffix == ".joblib":
-        import joblib
+    import joblib
+    from sklearn.naive_bayes import CategoricalNB
+    from sklearn.tree import DecisionTreeClassifier
 
-        return joblib.load(path)
-    raise ValueError(f"{path}: unknown model format (.joblib, .bdd.json, .json or .ubj)")
+    model = joblib.load(path)
+    wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,)}.get(
+        family, (CategoricalNB, DecisionTreeClassifier))
+    if not isinstance(model, wanted):
+        raise TypeError(f"it holds a {type(model).__name__}, not a "
+                        + " or ".join(w.__name__ for w in wanted))
+    return model
+
+
+def load(path: str | Path, n_features: int | None = None, family: str | None = None):
+    """Load a model file the workflow wrote (family from ``family``, else the file name).
+
+    ``n_features`` is needed for an OBDD. Raises :class:`ModelError` naming the file when it is
+    missing or cannot be read as a model of its family.
+    """
+    path = Path(path)
+    family = family or family_of(path)
+    what = _WHAT.get(family or "", "joblib")
+    if not path.is_file():
+        raise ModelError(f"model file {path} does not exist: train it first (the workflow's "
+                         "training rule writes it).")
+    try:
+        return _read(path, family, n_features)
+    except Exception as e:  # any library's error on a bad file: say which file and what to do
+        reason = (str(e).strip().splitlines() or [""])[0][:300]
+        raise ModelError(
+            f"model file {path} is not a valid {what} model ({type(e).__name__}: {reason}). "
+            f"It is corrupt, cut short or of another kind: delete it and rerun the workflow "
+            f"(snakemake trains it again), or retrain it with the fxai command that wrote it."
+        ) from e

@@ -151,7 +151,7 @@ def save(model: CategoricalNB, path: str | Path, meta: dict) -> None:
 
 
 def load(path: str | Path) -> CategoricalNB:
-    model = joblib.load(path)
-    if not isinstance(model, CategoricalNB):
-        raise TypeError(f"{path} holds a {type(model).__name__}, not a CategoricalNB")
-    return model
+    """The CategoricalNB saved at ``path`` (ModelError naming the file if unreadable)."""
+    from fxai import models
+
+    return models.load(path, family="nbc")

@@ -13,21 +13,23 @@ from pathlib import Path
 
 import numpy as np
 
+from fxai.cli import count, positive, positive_int
 from fxai.data.prepared import load, load_split
 from fxai.models import boosted
 
-LOG = logging.getLogger("fxai.train_bt")
+LOG = logging.getLogger("fxai.bt_train")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split JSON (train/test row ids)")
-    p.add_argument("--trees", type=int, required=True, help="boosting rounds (n_estimators)")
-    p.add_argument("--depth", type=int, required=True, help="max_depth")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--learning-rate", type=float, default=0.3)
+    p.add_argument("--trees", type=positive_int, required=True,
+                   help="boosting rounds (n_estimators)")
+    p.add_argument("--depth", type=positive_int, required=True, help="max_depth")
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--learning-rate", type=positive, default=0.3)
     p.add_argument("--tree-method", default="exact", choices=["exact", "hist", "approx"])
-    p.add_argument("--n-jobs", type=int, default=1)
+    p.add_argument("--n-jobs", type=positive_int, default=1)
     p.add_argument("--out", required=True, help="results/<profile>/models/bt/<ds>.json")
 
 
@@ -36,10 +38,8 @@ def run(args: argparse.Namespace) -> int:
     data = Path(args.data)
     if data.suffix != ".csv":
         raise SystemExit(f"--data must be a prepared .csv table, got {data}")
-    if args.trees < 1 or args.depth < 1:
-        raise SystemExit("--trees and --depth must be positive")
     prep = load(data.stem, root=data.parent)
-    train_ids, test_ids = load_split(args.split)
+    train_ids, test_ids = load_split(args.split, n_rows=len(prep.y))
     Xtr, ytr = prep.X[train_ids], prep.y[train_ids]
     Xte, yte = prep.X[test_ids], prep.y[test_ids]
     model = boosted.train(Xtr, ytr, args.trees, args.depth, seed=args.seed,
