@@ -8,11 +8,14 @@ tree after tree, each compatible with the box left by the leaves picked before (
 shrinks to their common part), trying a tree's leaves from the lowest objective
 ``sign * margin`` up (sign +1 for class 1). A partial pick is abandoned when its value plus,
 for every tree still to pick, the lowest leaf reachable in the current box, is above a
-rigorous bound on float32 rounding (sums are float64). A full pick within that bound of 0
-or below is judged by XGBoost's own arithmetic (float32, the intercept first, trees in
-order; a tie counts as a change with ``ties="change"``); a change is a candidate
-counterexample, accepted only when XGBoost's ``inplace_predict`` scores the point as a
-change. No such pick: the class is forced.
+rigorous bound on float32 rounding (sums are float64). A full pick within that bound of
+the class boundary or beyond is judged by XGBoost's own arithmetic (float32, the intercept
+first, trees in order) against XGBoost's tie band (:func:`fxai.models.boosted.tie_band`:
+the margins XGBoost turns into probability exactly 0.5, class 0 for
+``XGBClassifier.predict``; a change of either class with ``ties="change"``); a change is a
+candidate counterexample, accepted only when XGBoost's ``inplace_predict`` probability
+scores the point as a change. No such pick: the class is forced. The tie band is the one
+piece shared with the oracle: it is the definition of the prediction, measured from XGBoost.
 
 This differs on purpose from the oracle (:mod:`fxai.oracles.boosted`, which splits boxes
 where the per-tree optima disagree) and shares no code with it: the trees are read from
@@ -31,6 +34,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numba import njit
 
+from fxai.models.boosted import change_rule, tie_band
 from fxai.verify.boosted import BoostedChecker
 
 LOG = logging.getLogger(__name__)
@@ -50,7 +54,7 @@ class LeafProver:
         # rep[c, k]: a float32 value in interval k of column c (t_k itself; below t_1 for 0)
         self.rep = np.zeros((m, int(self.size.max())), dtype=np.float32)
         for c, t in enumerate(self.thr):
-            self.rep[c, : len(t) + 1] = np.r_[t[0] - np.float32(1), t]
+            self.rep[c, : len(t) + 1] = np.r_[np.nextafter(t[0], np.float32(-np.inf)), t]
         names = checker.booster.feature_names or [f"f{i}" for i in range(checker.n_features)]
         index = {n: i for i, n in enumerate(names)}
         df = checker.booster.trees_to_dataframe()
@@ -175,18 +179,20 @@ class LeafProver:
         status = np.empty(n, dtype=np.int8)
         wit = np.empty((n, len(self.size)), dtype=np.int32)
         skip_col = np.where(skip >= 0, self.col[np.maximum(skip, 0)], -1)
+        cut, _ = change_rule(c, chk.ties)
+        lo, hi = tie_band()
         _decide(kind, starts, ends, skip_col, self.col[feats], v, self.size, self.leaf_f,
-                self.leaf_lo, self.leaf_hi, sval, order, self.tree_end, sign * float(self.base32),
-                self.tol, self.value32, self.base32, c, chk.ties == "keep", self.max_nodes,
-                status, wit)
+                self.leaf_lo, self.leaf_hi, sval, order, self.tree_end,
+                sign * float(self.base32) - cut, self.tol, self.value32, self.base32, c,
+                np.float32(lo if chk.ties == "change" else np.nextafter(np.float32(hi), 1)),
+                np.float32(hi), self.max_nodes, status, wit)
         refuted = np.flatnonzero(status == 0)
         if refuted.size:  # candidates stand only if XGBoost scores them as a change
             w, back = _unique_rows(wit[refuted, :-1])
             pts = np.tile(xf, (len(w), 1))
             m = len(self.used)
             pts[:, self.used] = np.where(w == v[:-1], xf[self.used], self.rep[np.arange(m), w])
-            margin = chk.booster.inplace_predict(pts, predict_type="margin")
-            changed = np.where(margin == 0, chk.ties == "change", (margin > 0) != bool(c))
+            changed = chk.changed(chk.booster.inplace_predict(pts), c)
             status[refuted[~changed[back.ravel()]]] = -1
         out = status == 1
         for q in np.flatnonzero(status == -1):
@@ -237,24 +243,25 @@ def _witness(lo, hi, v, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _changes(pick, value32, base32, c, strict):  # pragma: no cover - compiled
-    """XGBoost's class change for the picked leaves: float32 sum, base first, tree order."""
+def _changes(pick, value32, base32, c, lo1, hi):  # pragma: no cover - compiled
+    """XGBoost's class change for the picked leaves (float32 sum, base first, tree order):
+    class 1 keeps above ``hi``; class 0 keeps below ``lo1`` (``hi``'s successor, or the
+    tie band's low end when a tie is a change)."""
     acc = base32
     for t in range(pick.size):
         acc = np.float32(acc + value32[pick[t]])
-    if acc == 0:
-        return not strict
-    return (acc > 0) != (c == 1)
+    return acc <= hi if c == 1 else acc >= lo1
 
 
 @njit(cache=True)
 def _decide(kind, starts, ends, skip, cols, v, size, leaf_f, leaf_lo, leaf_hi, sval, order,
-            tree_end, offset, tol, value32, base32, c, strict, max_nodes, status,
+            tree_end, offset, tol, value32, base32, c, lo1, hi, max_nodes, status,
             wit):  # pragma: no cover - compiled
     """status[q]: 1 forced, 0 candidate counterexample (its intervals in wit[q]), -1 too many
     picks. Columns < 0 (features no tree uses) are ignored. Depth t of the search is tree t;
-    lo_s[t], hi_s[t] is the box before picking in tree t. Bounds are float64 sums with
-    margin ``tol``; a full pick within ``tol`` of 0 is judged by XGBoost's float32 sum."""
+    lo_s[t], hi_s[t] is the box before picking in tree t. Bounds are float64 sums relative
+    to the class boundary (in ``offset``) with margin ``tol``; a full pick within ``tol`` of
+    it is judged by XGBoost's float32 sum."""
     n_t, m = tree_end.size, size.size
     lo_s = np.empty((n_t + 1, m), dtype=np.int32)
     hi_s = np.empty((n_t + 1, m), dtype=np.int32)
@@ -298,7 +305,7 @@ def _decide(kind, starts, ends, skip, cols, v, size, leaf_f, leaf_lo, leaf_hi, s
             _narrow(leaf, lo_s[t], hi_s[t], lo_s[t + 1], hi_s[t + 1], leaf_f, leaf_lo, leaf_hi)
             a = acc[t] + sval[leaf]
             if t == n_t - 1:
-                if a <= tol and _changes(pick, value32, base32, c, strict):
+                if a <= tol and _changes(pick, value32, base32, c, lo1, hi):
                     _witness(lo_s[t + 1], hi_s[t + 1], v, wit[q])
                     result = 0
                     break
