@@ -58,7 +58,12 @@ class Interval:
         return self.lo >= self.hi
 
     def pick(self, prefer):
-        """``prefer`` when inside, else a point well inside the interval."""
+        """``prefer`` when inside, else a point of the interval (away from its ends where
+        float64 allows).
+
+        >>> Interval(2.0**60, math.inf).pick(0.0) > 2.0**60  # 2^60 + 1 == 2^60 in float64
+        True
+        """
         if self.contains(prefer):
             return prefer
         if math.isinf(self.lo) and math.isinf(self.hi):
@@ -66,8 +71,9 @@ class Interval:
         if math.isinf(self.lo):
             return self.hi - 1.0
         if math.isinf(self.hi):
-            return self.lo + 1.0
-        return (self.lo + self.hi) / 2
+            return max(self.lo + 1.0, math.nextafter(self.lo, math.inf))
+        mid = (self.lo + self.hi) / 2
+        return mid if self.contains(mid) else self.hi
 
 
 Literal = ValueSet | Interval
