@@ -18,7 +18,9 @@ rigorous bounds on the precision of the real-valued model; ``precision_at_least`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from fractions import Fraction
 
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
@@ -175,13 +177,18 @@ class NBCOracle(Oracle):
     def precision(self, fixed: Iterable[int]) -> float:
         """Precision of ``fixed`` by the scaled DP (the paper's method, ``decimals`` places).
 
-        This is exact for the integer-scaled model; for the real-valued one use
+        This is exact for the integer-scaled model (the DP's float64 sum is rounded to the
+        nearest multiple of 1/N over the N completions, so that an exact tie with δ is not
+        lost to a last-bit rounding); for the real-valued one use
         :meth:`precision_bounds` / :meth:`precision_at_least`.
         """
         self.precision_calls += 1
         if self.scaled_slack.prediction != self.prediction:
             return 0.0  # scaling flipped the prediction of the instance itself
-        return self.dp.keep_probability(self._free(fixed))
+        free = self._free(fixed)
+        p = self.dp.keep_probability(free)
+        space = math.prod(int(self.xlc.domain_sizes[i]) for i in free)
+        return round(p * space) / space if space <= 2**40 else p
 
     def count(self, fixed: Iterable[int]) -> int:
         """Number of points with ``x_S = v_S`` and the same prediction (scaled DP)."""
@@ -223,13 +230,21 @@ class NBCOracle(Oracle):
 
         Starts from the bounds at ``decimals`` places and adds places while ``δ`` lies
         between them; if still undecided, answers False (never claims a false guarantee).
+        The bounds are fractions of the ``N`` completions, so they are compared as counts
+        (float64 sums rounded to the nearest integer, exact for ``N`` <= 2^40): an exact
+        tie ``precision == δ`` is decided, not lost to a last-bit rounding.
         """
         fixed = set(fixed)
+        space = math.prod(int(self.xlc.domain_sizes[i]) for i in self._free(fixed))
+        exact = space <= 2**40
+        need = Fraction(delta) * space if exact else delta
         for d in range(self.decimals, max_decimals + 1):
             lo, hi = self.precision_bounds(fixed, d)
-            if lo >= delta:
+            if exact:
+                lo, hi = round(lo * space), round(hi * space)
+            if lo >= need:
                 return True
-            if hi < delta:
+            if hi < need:
                 return False
         return False
 
