@@ -181,6 +181,10 @@ class NBCOracle(Oracle):
         nearest multiple of 1/N over the N completions, so that an exact tie with δ is not
         lost to a last-bit rounding); for the real-valued one use
         :meth:`precision_bounds` / :meth:`precision_at_least`.
+
+        >>> xlc = XLC(1.0, tuple(np.array([0.0, -v]) for v in (0.7, 0.7, 0.3)))
+        >>> NBCOracle(xlc, [0, 0, 0]).precision(set())  # 4 of the 8 points: loss < Γ = 1
+        0.5
         """
         self.precision_calls += 1
         if self.scaled_slack.prediction != self.prediction:
@@ -233,6 +237,11 @@ class NBCOracle(Oracle):
         The bounds are fractions of the ``N`` completions, so they are compared as counts
         (float64 sums rounded to the nearest integer, exact for ``N`` <= 2^40): an exact
         tie ``precision == δ`` is decided, not lost to a last-bit rounding.
+
+        >>> xlc = XLC(1.0, tuple(np.array([0.0, -v]) for v in (0.7, 0.7, 0.3 - 1e-9)))
+        >>> o = NBCOracle(xlc, [0, 0, 0])  # two points at loss 1 - 1e-9: a near tie
+        >>> o.precision_at_least(set(), 0.75), o.precision_at_least(set(), 0.5)
+        (False, True)
         """
         fixed = set(fixed)
         space = math.prod(int(self.xlc.domain_sizes[i]) for i in self._free(fixed))
