@@ -1,11 +1,11 @@
 """Independent checker of AXps / CXps of XGBoost models: a MILP solved by HiGHS.
 
 Shares no code with the branch-and-bound oracle (:mod:`fxai.oracles.boosted`) nor with
-its model reader: the trees are read from ``Booster.trees_to_dataframe()`` and the
-intercept from ``save_config()``, and every point is judged by XGBoost itself: its class is
-``XGBClassifier.predict``'s (``inplace_predict`` probability > 0.5), and a probability of
-exactly 0.5 is a tie (class 0; a change of either class with ``ties="change"``).
-Instances with missing values (NaN) are rejected.
+its model reader: the trees are read from ``Booster.trees_to_dataframe()``, the intercept is
+XGBoost's margin for a copy of the model with every leaf 0, and every point is judged by
+XGBoost itself: its class is ``XGBClassifier.predict``'s (``inplace_predict`` probability
+> 0.5), and a probability of exactly 0.5 is a tie (class 0; a change of either class with
+``ties="change"``). Instances with missing values (NaN) are rejected.
 
 Encoding (Kantchelian et al. 2016): per used feature f with sorted float32 thresholds
 t_1 < ... < t_k, binaries z_fj = [x_f < t_j] with z_fj <= z_f(j+1); per tree, leaf
@@ -54,6 +54,23 @@ def _as_booster(model):
     raise TypeError(f"not an XGBoost model: {type(model).__name__}")
 
 
+def _intercept(booster) -> float:
+    """XGBoost's own float32 intercept (its float32 logit of ``base_score``, whose last bits
+    are its own): the margin XGBoost gives when every leaf of every tree is 0."""
+    import xgboost as xgb
+
+    doc = json.loads(booster.save_raw("json"))
+    for tree in doc["learner"]["gradient_booster"]["model"]["trees"]:
+        leaf = [child < 0 for child in tree["left_children"]]
+        tree["split_conditions"] = [0.0 if f else v for f, v in zip(leaf, tree["split_conditions"],
+                                                                   strict=True)]
+        tree["base_weights"] = [0.0] * len(leaf)
+    zeroed = xgb.Booster()
+    zeroed.load_model(bytearray(json.dumps(doc).encode()))
+    n = int(doc["learner"]["learner_model_param"]["num_feature"])
+    return float(zeroed.inplace_predict(np.zeros((1, n), np.float32), predict_type="margin")[0])
+
+
 def _leaves_under(nodes: dict, leaves: dict[str, int], node_id: str) -> list[int]:
     """Leaf variables of the subtree rooted at ``node_id`` (dataframe node ids)."""
     if nodes[node_id].Feature == "Leaf":
@@ -81,10 +98,7 @@ class BoostedChecker:
         self.booster.set_param({"nthread": 1})
         self.ties, self.domains = ties, domains
         cfg = json.loads(self.booster.save_config())["learner"]["learner_model_param"]
-        p = np.float32(float(cfg["base_score"].strip("[]")))
-        # XGBoost's float32 logit, -log(1/p - 1): near p = 0.5 it differs from the float64
-        # logit by ~1e-7 (the float32 subtraction cancels), which matters at near ties
-        self.intercept = float(np.float32(-math.log(float(np.float32(1) / p - np.float32(1)))))
+        self.intercept = _intercept(self.booster)
         self.n_features = int(cfg["num_feature"])
         names = self.booster.feature_names or [f"f{i}" for i in range(self.n_features)]
         index = {n: i for i, n in enumerate(names)}

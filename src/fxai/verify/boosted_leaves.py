@@ -19,7 +19,7 @@ piece shared with the oracle: it is the definition of the prediction, measured f
 
 This differs on purpose from the oracle (:mod:`fxai.oracles.boosted`, which splits boxes
 where the per-tree optima disagree) and shares no code with it: the trees are read from
-``Booster.trees_to_dataframe()`` and the intercept from ``save_config()`` (through
+``Booster.trees_to_dataframe()`` and the intercept is XGBoost's own (through
 :class:`fxai.verify.boosted.BoostedChecker`). A query needing more than ``max_nodes`` picks,
 or whose candidate XGBoost rejects (a margin within rounding of 0), is decided by the
 checker's MILP. Free features range over the reals (no domains).
@@ -59,21 +59,19 @@ class LeafProver:
         index = {n: i for i, n in enumerate(names)}
         df = checker.booster.trees_to_dataframe()
         trees = [self._leaves(t, index) for _, t in df.groupby("Tree")]
-        depth = max((len(c) for t in trees for _, c, _ in t), default=0) or 1
+        depth = max((len(c) for t in trees for _, c in t), default=0) or 1
         n_leaves = sum(len(t) for t in trees)
         self.tree_end = np.cumsum([len(t) for t in trees]).astype(np.int64)
         self.leaf_f = np.full((n_leaves, depth), m, dtype=np.int64)
         self.leaf_lo = np.zeros((n_leaves, depth), dtype=np.int32)
         self.leaf_hi = np.ones((n_leaves, depth), dtype=np.int32)
         self.value = np.zeros(n_leaves)
-        self._node_ids = []
-        for s, (val, conds, node) in enumerate(itertools.chain.from_iterable(trees)):
+        for s, (val, conds) in enumerate(itertools.chain.from_iterable(trees)):
             self.value[s] = val
-            self._node_ids.append(node)
             for d, (c, (lo, hi)) in enumerate(sorted(conds.items())):
                 self.leaf_f[s, d], self.leaf_lo[s, d], self.leaf_hi[s, d] = c, lo, hi
         self.value32 = self.value.astype(np.float32)
-        self.base32 = self._calibrated_base()
+        self.base32 = np.float32(checker.intercept)  # XGBoost's own float32 intercept
         # |float32 sum - exact sum| <= n_trees * max|partial sum| * 2^-24; doubled for float64
         peak = abs(float(self.base32)) + sum(
             float(np.abs(self.value[s:e]).max(initial=0.0))
@@ -81,43 +79,15 @@ class LeafProver:
         self.tol = 2.0 * (len(trees) + 1) * peak * 2.0**-24
         self.fallbacks = 0  # queries decided by the MILP so far
 
-    def _calibrated_base(self, n: int = 256) -> np.float32:
-        """XGBoost's float32 base margin: the value within 64 ulps of the checker's intercept
-        with which the float32 sum "base, then each tree's leaf in tree order" equals
-        ``inplace_predict``'s margin bit for bit on ``n`` seeded random points (the last bits
-        of XGBoost's float32 logarithm are its own)."""
-        import xgboost as xgb
-
-        rng = np.random.default_rng(0)
-        chk = self.checker
-        pts = rng.normal(size=(n, chk.n_features)).astype(np.float32)
-        for c, f in enumerate(self.used):
-            pts[:, f] = self.rep[c, rng.integers(0, self.size[c], n)]
-        leaf_ids = chk.booster.predict(xgb.DMatrix(pts), pred_leaf=True).astype(np.int64)
-        leaf_ids = leaf_ids.reshape(n, -1)
-        slot = {key: s for s, key in enumerate(self._node_ids)}
-        vals = np.array([[self.value[slot[t, int(i)]] for t, i in enumerate(row)]
-                         for row in leaf_ids], dtype=np.float32)
-        margin = chk.booster.inplace_predict(pts, predict_type="margin")
-        base = np.float32(chk.intercept)
-        for k in [0, *[d * j for j in range(1, 65) for d in (1, -1)]]:
-            cand = base + np.float32(k) * np.spacing(base)
-            acc = np.full(n, cand, dtype=np.float32)
-            for t in range(vals.shape[1]):
-                acc = acc + vals[:, t]
-            if np.array_equal(acc, margin):
-                return np.float32(cand)
-        raise RuntimeError("cannot reproduce XGBoost's float32 scoring of this model")
-
-    def _leaves(self, tree, index) -> list[tuple[float, dict, tuple[int, int]]]:
-        """(value, {column: [lo, hi) interval range}, (tree, node)) of each reachable leaf."""
+    def _leaves(self, tree, index) -> list[tuple[float, dict]]:
+        """(value, {column: [lo, hi) interval range}) of each reachable leaf."""
         nodes = {r.ID: r for r in tree.itertuples()}
         out, stack = [], [(tree["ID"].iloc[0], {})]
         while stack:
             nid, conds = stack.pop()
             r = nodes[nid]
             if r.Feature == "Leaf":
-                out.append((float(np.float32(r.Gain)), conds, (int(r.Tree), int(r.Node))))
+                out.append((float(np.float32(r.Gain)), conds))
                 continue
             c = int(self.col[index[r.Feature]])
             j = int(np.searchsorted(self.thr[c], np.float32(r.Split)))  # x < t_j: k <= j
