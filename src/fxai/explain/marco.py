@@ -48,6 +48,8 @@ class Marco:
     pre-pass) and records those found before the hitting-set loop. ``solver`` must name
     MinisatGH (see the module docstring); any other solver is a ``ValueError``.
 
+    Examples
+    --------
     >>> from fxai.verify.brute import BruteForceOracle
     >>> o = BruteForceOracle(lambda p: p[:, 0] & p[:, 1], [[0, 1], [0, 1]], [1, 1])
     >>> m = Marco(o, target="axp")

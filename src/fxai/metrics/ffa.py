@@ -129,6 +129,8 @@ def rbo_ext(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
     is ``A_d = 2 X_d / (|S_:d| + |L_:d|)`` (``X_d/d`` without ties); ``X_s = s A_s``.
     0 when either ranking is empty.
 
+    Examples
+    --------
     >>> rbo_ext([{"a"}], [{"a"}, {"b"}])  # a prefix of the other ranking: 1
     1.0
     >>> round(rbo_ext([{"a"}, {"b"}], [{"b"}, {"a"}, {"c"}]), 6)
@@ -168,6 +170,8 @@ def rbo_ext_code(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
     beyond the shorter list, and the overlap is ``X_d = A_d min(d, s)``; otherwise eq. 32.
     Unlike :func:`rbo_ext`, a ranking that is a prefix of the other scores below 1.
 
+    Examples
+    --------
     >>> round(rbo_ext_code([{"a"}], [{"a"}, {"b"}]), 6)
     0.88
     """
@@ -202,6 +206,8 @@ def rbo(approx: FFA, exact: FFA, p: float = 0.9, variant: str = "paper") -> floa
     ``paper``: :func:`rbo_ext` on the features with non-zero FFA, most important first;
     ``code``: :func:`rbo_ext_code` on the dense ranks, least important first.
 
+    Examples
+    --------
     >>> rbo({0: 1.0}, {0: 1.0, 1: 0.5})  # early in a run the approximate list is shorter
     1.0
     >>> round(rbo({0: 1.0}, {0: 1.0, 1: 0.5}, variant="code"), 6)  # tail first: [1, 0] vs [0]

@@ -43,6 +43,8 @@ def tie_band() -> tuple[float, float]:
     booster without trees scoring chosen base margins), by bisection on float32 bit
     patterns (the sigmoid is monotone).
 
+    Examples
+    --------
     >>> lo, hi = tie_band()
     >>> -1e-6 < lo < 0 < hi < 1e-6
     True
@@ -75,6 +77,8 @@ def change_rule(c: int, ties: str) -> tuple[float, bool]:
     margin m is of another class than ``c`` (under ``ties``) iff ``sign*m < cut``, or
     ``sign*m == cut`` when ``inclusive``.
 
+    Examples
+    --------
     >>> lo, hi = tie_band()
     >>> change_rule(1, "keep") == (hi, True), change_rule(0, "change") == (-lo, True)
     (True, True)
@@ -90,6 +94,8 @@ def change_rule(c: int, ties: str) -> tuple[float, bool]:
 def reject_missing(x, what: str = "instance") -> None:
     """Raise ``ValueError`` naming the features of ``x`` that are missing (NaN).
 
+    Examples
+    --------
     >>> reject_missing([1.0, float("nan")])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: instance has missing values (NaN) at features [1]: not supported ...
@@ -155,6 +161,8 @@ class Ensemble:
         i.e. margin > ``tie_band()[1]``. With ``ties="change"`` a tie (probability exactly
         0.5) belongs to neither class, which is reported as an error.
 
+        Examples
+        --------
         >>> stump = Tree(feature=np.array([0, 0, 0]), threshold=np.float32([0.5, 0, 0]),
         ...              left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
         ...              value=np.float32([0, 5e-8, 1.0]))

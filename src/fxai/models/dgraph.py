@@ -67,6 +67,8 @@ class Interval:
         """``prefer`` when inside, else a point of the interval (away from its ends where
         float64 allows).
 
+        Examples
+        --------
         >>> Interval(2.0**60, math.inf).pick(0.0) > 2.0**60  # 2^60 + 1 == 2^60 in float64
         True
         """
@@ -215,6 +217,8 @@ class DecisionGraph:
     def is_read_once(self) -> bool:
         """No feature is tested twice on any root-to-terminal path (OBDDs, OMDDs).
 
+        Examples
+        --------
         >>> leaf = Node(label=0)
         >>> DecisionGraph([Node(0, ((ValueSet(frozenset({0, 1})), 1),)), leaf], 1).is_read_once()
         True

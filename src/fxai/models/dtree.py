@@ -49,6 +49,8 @@ def float32_cut(t: float) -> float:
     """The largest float64 x with ``float32(x) <= t``: scikit-learn's test ``x <= t`` on
     its float32 copy of a float64 input, as a float64 bound.
 
+    Examples
+    --------
     >>> t = 16777219.0  # between the float32 values 2^24 + 2 and 2^24 + 4
     >>> float(np.float32(t)) <= t, float32_cut(t)  # t itself rounds up, to 2^24 + 4
     (False, 16777218.999999996)
@@ -69,6 +71,8 @@ def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -
     None (real-valued). Node ids are scikit-learn's; the class of a leaf is its argmax.
     The graph predicts every float64 point as ``clf.predict`` does (float32 comparisons).
 
+    Examples
+    --------
     >>> X = np.array([[16777218.0], [16777220.0]])  # adjacent float32 values
     >>> clf = DecisionTreeClassifier().fit(X, [0, 1])
     >>> g, t = from_sklearn(clf), clf.tree_.threshold[0]

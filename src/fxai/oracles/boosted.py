@@ -76,6 +76,8 @@ class BoostedOracle(Oracle):
     """Exact oracle for a binary XGBoost model at instance ``x``; its prediction is
     ``XGBClassifier.predict``'s.
 
+    Examples
+    --------
     >>> from fxai.models.boosted import Tree
     >>> stump = Tree(feature=np.array([0, 0, 0]), threshold=np.float32([0.5, 0, 0]),
     ...              left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),

@@ -182,6 +182,8 @@ class NBCOracle(Oracle):
         lost to a last-bit rounding); for the real-valued one use
         :meth:`precision_bounds` / :meth:`precision_at_least`.
 
+        Examples
+        --------
         >>> xlc = XLC(1.0, tuple(np.array([0.0, -v]) for v in (0.7, 0.7, 0.3)))
         >>> NBCOracle(xlc, [0, 0, 0]).precision(set())  # 4 of the 8 points: loss < Γ = 1
         0.5
@@ -238,6 +240,8 @@ class NBCOracle(Oracle):
         (float64 sums rounded to the nearest integer, exact for ``N`` <= 2^40): an exact
         tie ``precision == δ`` is decided, not lost to a last-bit rounding.
 
+        Examples
+        --------
         >>> xlc = XLC(1.0, tuple(np.array([0.0, -v]) for v in (0.7, 0.7, 0.3 - 1e-9)))
         >>> o = NBCOracle(xlc, [0, 0, 0])  # two points at loss 1 - 1e-9: a near tie
         >>> o.precision_at_least(set(), 0.75), o.precision_at_least(set(), 0.5)
