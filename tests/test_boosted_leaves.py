@@ -34,8 +34,8 @@ def brute_weak_axps(checker: BoostedChecker, x, sets, ties="change"):
         pts = np.tile(np.asarray(x, np.float32), (int(np.prod([len(g) for g in grids])), 1))
         for f, g in zip(free, np.meshgrid(*grids, indexing="ij"), strict=True):
             pts[:, f] = g.ravel()
-        m = checker.booster.inplace_predict(pts, predict_type="margin")
-        change = np.where(m == 0, ties == "change", (m > 0) != bool(c))
+        proba = checker.booster.inplace_predict(pts)  # XGBClassifier.predict: proba > 0.5
+        change = ((proba > 0.5) != bool(c)) | ((proba == 0.5) & (ties == "change"))
         out.append(not change.any())
     return out
 

@@ -36,6 +36,7 @@ def probe_points(ens: B.Ensemble, X, rng) -> np.ndarray:
 @given(seed=st.integers(0, 10**6), tree_method=st.sampled_from(["exact", "hist"]),
        numeric=st.booleans())
 @example(seed=118, tree_method="exact", numeric=True)  # XGBoost's intercept: not our first guess
+@example(seed=549196, tree_method="exact", numeric=False)  # 3 float32 intercepts fit 64 points
 def test_margin_and_class_equal_xgboost(seed, tree_method, numeric):
     model, X, rng = fitted(seed, tree_method, numeric)
     ens = B.from_booster(model)

@@ -28,15 +28,15 @@ def random_model(seed: int, n_max: int = 6, dom_max: int = 4):
 
 
 def xgb_predict(model, c: int | None = None, ties: str = "change"):
-    """Classes from XGBoost's own margin: class 1 iff margin > 0. Given the instance's class
-    ``c``, a margin of exactly 0 is a change of class (``ties="change"``) or not ("keep")."""
-    booster = model.get_booster()
+    """Classes by XGBoost itself: ``XGBClassifier.predict``. Given the instance's class ``c``,
+    a tie (probability exactly 0.5, class 0 for predict) is a change of class under
+    ``ties="change"``."""
 
     def predict(points):
-        m = booster.inplace_predict(np.asarray(points, np.float32), predict_type="margin")
-        cls = (m > 0).astype(int)
-        if c is not None:
-            cls[m == 0] = 1 - c if ties == "change" else c
+        points = np.asarray(points, np.float32)
+        cls = model.predict(points).astype(int)
+        if c is not None and ties == "change":
+            cls[model.predict_proba(points)[:, 1] == 0.5] = 1 - c
         return cls
 
     return predict
@@ -44,7 +44,7 @@ def xgb_predict(model, c: int | None = None, ties: str = "change"):
 
 def oracle_pair(model, x, domains, ties="change"):
     """Our oracle and the brute-force one under the same tie rule (a tied instance: keep)."""
-    if float(B.from_booster(model).margin([x])[0]) == 0:
+    if model.predict_proba(np.asarray([x], np.float32))[0, 1] == 0.5:
         ties = "keep"
     o = oracles.for_model(model, x, domains=domains, ties=ties)
     assert o.prediction == xgb_predict(model)(np.asarray([x]))[0]
@@ -125,15 +125,18 @@ def test_ties_change_counts_a_tie_as_a_counterexample():
     assert o.entails([0, 1])
     o0 = BoostedOracle(tie_ensemble(), [0, 0], ties="change")
     assert o0.prediction == 0 and not o0.entails([0])
-    with pytest.raises(ValueError, match="margin exactly 0"):
+    with pytest.raises(ValueError, match="probability exactly 0.5"):
         BoostedOracle(tie_ensemble(), [0, 1], ties="change")
 
 
-def test_ties_keep_counts_a_tie_as_the_prediction():
-    o = BoostedOracle(tie_ensemble(), [1, 1], ties="keep")
-    assert o.entails([1]) and o.entails([0]) and not o.entails([])
+def test_ties_keep_counts_a_tie_as_xgboost_predicts_it():
+    """XGBClassifier.predict: a tie (probability exactly 0.5) is class 0."""
+    o = BoostedOracle(tie_ensemble(), [0, 0], ties="keep")
+    assert o.prediction == 0 and o.entails([1]) and o.entails([0]) and not o.entails([])
+    o1 = BoostedOracle(tie_ensemble(), [1, 1], ties="keep")  # class 1: a tie is a change
+    assert not o1.entails([1]) and not o1.entails([0])
     tied = BoostedOracle(tie_ensemble(), [0, 1], ties="keep")
-    assert tied.prediction == 0  # XGBoost's rule: class 1 iff margin > 0
+    assert tied.prediction == 0
     assert tied.entails([0]) and not tied.entails([1])
 
 
@@ -157,13 +160,11 @@ def stump(feature: int, below: float, above: float) -> B.Tree:
 @pytest.mark.parametrize("ties", ["change", "keep"])
 def test_float32_near_tie_is_judged_as_xgboost_would(ties):
     """At x0 = 0 the margin is 1 + 2^-25 - 1: positive in float64 but exactly 0 in XGBoost's
-    float32 sum (1 + 2^-25 rounds to 1). A tie changes the class under ties="change" only."""
+    float32 sum (1 + 2^-25 rounds to 1), probability 0.5: class 0, a change from class 1."""
     ens = B.Ensemble(trees=(stump(0, 2.0**-25, 5.0), stump(1, -1.0, -1.0)), base_margin=1.0,
                      n_features=2)
     assert ens.margin([[0.0, 0.0]])[0] == 0.0 and ens.margin([[1.0, 0.0]])[0] == 5.0
     o = BoostedOracle(ens, [1.0, 0.0], ties=ties)
     cex = o.counterexample(set())
-    if ties == "change":
-        assert cex is not None and cex[0] < 0.5 and ens.margin([cex])[0] == 0.0
-    else:
-        assert cex is None and o.entails({1})
+    assert cex is not None and cex[0] < 0.5 and ens.margin([cex])[0] == 0.0
+    assert ens.predict([cex])[0] == 0 and o.entails({0})

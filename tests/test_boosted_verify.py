@@ -24,12 +24,11 @@ def random_model(seed: int):
 
 
 def brute(model, x, domains):
-    booster = model.get_booster()
-    c = int(booster.inplace_predict(np.asarray([x], np.float32), predict_type="margin")[0] > 0)
+    c = int(model.predict(np.asarray([x], np.float32))[0])
 
-    def predict(points):  # ties="change": a margin of 0 is never the instance's class
-        m = booster.inplace_predict(np.asarray(points, np.float32), predict_type="margin")
-        return np.where(m == 0, 1 - c, (m > 0).astype(int))
+    def predict(points):  # XGBClassifier.predict; ties="change": a tie is never c
+        points = np.asarray(points, np.float32)
+        return np.where(model.predict_proba(points)[:, 1] == 0.5, 1 - c, model.predict(points))
 
     return BruteForceOracle(predict, domains, x)
 

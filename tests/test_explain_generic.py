@@ -105,3 +105,19 @@ def test_switch_rule_conditions():
     assert not code.needed()
     code.record("cxp", 1)  # code variant: unit CXps stay out of the windows
     assert code.cxps == [3, 5, 4, 6] and code.unit_cxps == 1
+
+
+@pytest.mark.parametrize("solver", ["g3", "m22", "cd15", "lingeling"])
+def test_marco_rejects_solvers_without_minimal_models(solver):
+    """Only MinisatGH's models are subset-minimal; others would be recorded as explanations."""
+    o = BruteForceOracle(*random_table_model(5, 4, 3))
+    with pytest.raises(ValueError, match="MARCO needs MinisatGH"):
+        explain.enumerate(o, target="axp", solver=solver)
+
+
+@pytest.mark.parametrize("solver", ["mgh", "minisat-gh"])
+def test_marco_accepts_minisatgh_by_any_pysat_name(solver):
+    o = BruteForceOracle(*random_table_model(5, 4, 3))
+    m = explain.enumerate(o, target="cxp", solver=solver)
+    found = list(m)
+    assert m.complete and {e.features for e in found if e.kind == "axp"} == all_axps(o)

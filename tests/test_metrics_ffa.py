@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from fxai.metrics import dense_ranks, ffa_error, kendall_tau, kl_divergence, rbo, rbo_ext
+from fxai.metrics import (
+    dense_ranks,
+    ffa_error,
+    kendall_tau,
+    kl_divergence,
+    rbo,
+    rbo_ext,
+    rbo_ext_code,
+)
 
 
 def test_error_is_manhattan_over_union():
@@ -41,12 +49,32 @@ def test_kendall_tau_worked_values(approx, exact, paper, code):
 
 def test_rbo_ext_textbook_values():
     a, b = [{"a"}, {"b"}], [{"b"}, {"a"}]
-    assert rbo_ext(a, a) == pytest.approx(1.0)
-    assert rbo_ext(a, b) == pytest.approx(0.9)  # (0.1/0.9)*0.81 + 0.81
-    assert rbo_ext([{"a"}], [{"b"}]) == 0.0
-    assert rbo_ext([], a) == 0.0
-    with pytest.raises(ValueError, match="persistence"):
-        rbo_ext(a, b, p=1.0)
+    for f in (rbo_ext, rbo_ext_code):
+        assert f(a, a) == pytest.approx(1.0)
+        assert f(a, b) == pytest.approx(0.9)  # (0.1/0.9)*0.81 + 0.81
+        assert f([{"a"}], [{"b"}]) == 0.0
+        assert f([], a) == 0.0
+        with pytest.raises(ValueError, match="persistence"):
+            f(a, b, p=1.0)
+
+
+def singletons(items):
+    return [{i} for i in items]
+
+
+def test_rbo_ext_follows_webber_eq32_for_uneven_lengths():
+    """Eq. 32 of Webber, Moffat & Zobel (2010) by hand, and the published example of the
+    ``rbo`` package (PyPI): a ranking that is a prefix of the other has RBO_ext 1."""
+    assert rbo_ext(singletons("a"), singletons("ab")) == pytest.approx(1.0)
+    assert rbo_ext(singletons("abcde"), singletons("abcdefg")) == pytest.approx(1.0)
+    # S = [a, b], L = [b, a, c]: A = (0, 1, 2/3), X_s = 2, X_l = 2:
+    # (0.1/0.9) (0.81 + 0.729 (2/3) + 0.729 * 2 * 1/(2*3)) + 0.729 (0/3 + 2/2) = 0.9
+    assert rbo_ext(singletons("ab"), singletons("bac")) == pytest.approx(0.9)
+    # S = [a], L = [b, a]: A = (0, 1/2), X_s = 0, X_l = 1: (0.1/0.9)(0.81/2) + 0.81/2 = 0.45
+    assert rbo_ext(singletons("a"), singletons("ba")) == pytest.approx(0.45)
+    assert rbo_ext(singletons("ba"), singletons("a")) == pytest.approx(0.45)  # symmetric
+    # the authors' code departs from eq. 32 here: A_2 = 2/3 instead of 1/2 (issue 11: 0.88)
+    assert rbo_ext_code(singletons("a"), singletons("ab")) == pytest.approx(0.88)
 
 
 def test_rbo_ordering_variants_differ():
@@ -55,13 +83,21 @@ def test_rbo_ordering_variants_differ():
     assert rbo(approx, exact) == pytest.approx(2.034 / 9 + 0.729)
     # least important first: A = (0, 1, 1) -> 1.539/9 + .729
     assert rbo(approx, exact, variant="code") == pytest.approx(1.539 / 9 + 0.729)
+    # an approximate FFA that has found only the top feature so far
+    assert rbo({0: 1}, {0: 1, 1: .5}) == pytest.approx(1.0)
 
 
 def test_rbo_ties_and_uneven_lengths():
-    # approx ranks {0,1} tied (one rank), exact 0 then 1: s=1, l=2, A=(2/3, 1)
-    val = (0.1 / 0.9) * (0.9 * 2 / 3 + 0.81 + 0.81 * (2 / 3) * 0.5) + 0.81 * (1 / 6 + 2 / 3)
-    assert rbo({0: .5, 1: .5}, {0: 1, 1: .5}) == pytest.approx(val)
-    assert val == pytest.approx(0.8616667, abs=1e-6)
+    # paper: approx {0,1} tied (both enter at depth 1), exact 0 then 1, depth in items:
+    # A = (2/(2+1), 1), X_s = 2: (0.1/0.9)(0.9 * 2/3 + 0.81) + 0.81 * 2/2
+    paper = (0.1 / 0.9) * (0.9 * 2 / 3 + 0.81) + 0.81
+    assert rbo({0: .5, 1: .5}, {0: 1, 1: .5}) == pytest.approx(paper)
+    assert paper == pytest.approx(0.9666667, abs=1e-6)
+    assert rbo_ext([{0, 1}], [{0, 1}]) == pytest.approx(1.0)
+    # code: approx one rank {0,1}, exact two ranks; A = (2/3, 1) over ranks, s = 1, l = 2
+    code = (0.1 / 0.9) * (0.9 * 2 / 3 + 0.81 + 0.81 * (2 / 3) * 0.5) + 0.81 * (1 / 6 + 2 / 3)
+    assert rbo_ext_code([{0, 1}], [{0}, {1}]) == pytest.approx(code)
+    assert code == pytest.approx(0.8616667, abs=1e-6)
 
 
 def test_rbo_empty_and_zero_vectors():

@@ -1,6 +1,9 @@
 """NBC oracle, counting DP, ApproxPAXp and the independent checker against brute force."""
 
+import itertools
+
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -84,10 +87,58 @@ def test_counts_exact_for_scaled_model_and_bounds_bracket(seed, n, decimals):
         assert lo - 1e-12 <= p <= hi + 1e-12
 
 
+def score_gap(o, fixed) -> float:
+    """Distance of the nearest completion's summed loss to the threshold Γ (0: a tie)."""
+    free = [i for i in range(o.n_features) if i not in fixed]
+    return min(abs(o.slack.gamma - sum(c)) for c in
+               itertools.product(*[o.slack.losses[i] for i in free]))
+
+
+def assert_undecidable(o, fixed, p):
+    """A feature the sound ApproxPAXp kept although dropping it keeps precision p >= δ:
+    legitimate only if the rigorous bounds at the finest usable precision (d decimals)
+    bracket p and some completion's score lies within their rounding, (n+1) 10^-d, of Γ."""
+    usable = [d for d in range(o.decimals, 8) if o.precision_bounds(fixed, d) != (0.0, 1.0)]
+    assert usable, "the bounds must be computable for these small models"
+    lo, hi = o.precision_bounds(fixed, usable[-1])
+    assert lo - 1e-12 <= p <= hi + 1e-12
+    assert score_gap(o, fixed) <= (o.n_features + 1) * 10.0 ** -usable[-1]
+
+
+def near_tie(eps: float):
+    """Γ = 1 and losses 0.7, 0.7, 0.3 - eps: with every feature free, 6 of the 8 points keep
+    the class (two with summed loss 1 - eps < Γ): precision exactly 0.75, AXp [1]."""
+    xlc = XLC(1.0, (np.array([0.0, -0.7]), np.array([0.0, -0.7]), np.array([0.0, eps - 0.3])))
+    x = [0, 0, 0]
+    o, b = oracles.for_model(xlc, x), BruteForceOracle(xlc.predict, [[0, 1]] * 3, x)
+    assert o.axp() == [1] and b.precision(set()) == 0.75
+    assert score_gap(o, set()) == pytest.approx(eps, rel=1e-3)
+    return o
+
+
+def test_sound_approx_paxp_keeps_a_feature_at_a_real_near_tie():
+    """eps = 1e-9: [1] could be dropped at δ = 0.75, but bounds rounded to the usable 6
+    places (7: a DP row beyond MAX_COLUMNS) put the two near-tied points at 1.0, so the sound
+    mode cannot guarantee it and keeps [1]."""
+    o = near_tie(1e-9)
+    assert approx_paxp(o, 0.75, seed=[1], sound=True).features == [1]
+    assert_undecidable(o, set(), 0.75)
+    assert o.precision_bounds(set(), 6) == (0.5, 0.75)  # the near-tied points lost, rounded up
+    assert approx_paxp(o, 0.5, seed=[1], sound=True).features == []  # decidable: lo = 0.5
+
+
+def test_sound_approx_paxp_refines_its_bounds_to_decide_a_near_tie():
+    """eps = 1e-5: undecided at 3-4 places, decided at 5 (a coarser bound would keep [1])."""
+    o = near_tie(1e-5)
+    assert o.precision_bounds(set(), 4)[0] < 0.75 == o.precision_bounds(set(), 5)[0]
+    assert approx_paxp(o, 0.75, seed=[1], sound=True).features == []
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 8),
        delta=st.sampled_from([0.6, 0.75, 0.9, 0.95]))
-@example(seed=22310, n=1, delta=0.6)  # a near-tied score: the sound test cannot decide
+@example(seed=22310, n=1, delta=0.6)  # an exactly tied score: no rounding can decide
+@example(seed=141, n=2, delta=0.75)  # precision exactly δ: decided on counts, not floats
 def test_approx_paxp_against_brute(seed, n, delta):
     model, doms, x = random_nbc(seed, n)
     o, b = oracles.for_model(model, x), brute(model, doms, x)
@@ -98,10 +149,10 @@ def test_approx_paxp_against_brute(seed, n, delta):
     assert kept <= set(axp)
     assert b.precision(kept) >= delta
     minimal = True
-    for i in kept:  # minimal, except where the sound test cannot decide (a near-tied score)
+    for i in kept:  # minimal, except where no rigorous bound can decide (a near-tied score)
         if b.precision(kept - {i}) >= delta:
             minimal = False
-            assert not o.precision_at_least(kept - {i}, delta)  # undecided: kept, to be safe
+            assert_undecidable(o, kept - {i}, b.precision(kept - {i}))
     p = b.precision(kept)
     assert check_approx_paxp(PrecisionChecker(model, x), axp, kept, delta) == (minimal, (p, p))
     # the paper's mode decides with the scaled DP: minimal w.r.t. the scaled model
@@ -131,8 +182,6 @@ def test_checker_rejects_wrong_explanations(seed, n):
 
 
 def test_xlc_rejects_bad_input():
-    import pytest
-
     with pytest.raises(ValueError, match="binary"):
         XLC.from_log_probs([0.1, 0.2, 0.3], [])
     model, doms, x = random_nbc(1, 3)

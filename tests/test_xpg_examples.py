@@ -151,3 +151,30 @@ def test_bad_graphs_are_rejected():
     g = DecisionGraph([Node(0, ((Interval(0, 1), 1),)), Node(label=0)], 1)
     with pytest.raises(ValueError, match="matches no edge"):
         g.predict_one([5.0])
+
+
+def test_inconsistent_paths_are_rejected():
+    """x0 = 0 at the root, then x0 = 1 below: no point follows that path to class 0, so the
+    classifier is constant, but path-to-zero would find the 0-terminal (not an AXp of [])."""
+    nodes = [Node(0, ((vs(0), 1), (vs(1), 2))), Node(0, ((vs(1), 3), (vs(0), 2))),
+             Node(label=1), Node(label=0)]
+    with pytest.raises(ValueError, match="inconsistent path: node 1's edge to 3 needs feature 0"):
+        DecisionGraph(nodes, 1, domains=[[0, 1]])
+    reals = [Node(0, ((Interval(hi=1.0), 1), (Interval(lo=1.0), 2))),
+             Node(0, ((Interval(lo=2.0), 3), (Interval(hi=2.0), 2))), Node(label=1), Node(label=0)]
+    with pytest.raises(ValueError, match="inconsistent path"):
+        DecisionGraph(reals, 1)
+    with pytest.raises(ValueError, match="no domain value meets"):  # read-once, empty literal
+        DecisionGraph([Node(0, ((vs(0, 1), 1), (vs(2), 2))), Node(label=1), Node(label=0)], 1,
+                      domains=[[0, 1]])
+
+
+def test_path_check_has_a_budget():
+    """A non-read-once DAG with 2^8 distinct constraint sets: over budget is an error."""
+    n = 8
+    nodes = [Node(i, ((vs(0), i + 1), (vs(1), i + 1))) for i in range(n)]
+    nodes += [Node(i, ((vs(0, 1), n + i + 1),)) for i in range(n)]  # each feature again
+    nodes.append(Node(label=0))
+    assert DecisionGraph(nodes, n, domains=[[0, 1]] * n).n_nodes == 2 * n + 1
+    with pytest.raises(ValueError, match="more than 100 distinct paths"):
+        DecisionGraph(nodes, n, domains=[[0, 1]] * n, max_paths=100)

@@ -9,6 +9,9 @@ literals. Preferring u_i true yields a minimal fixed set (a minimal hitting set 
 CXps: an AXp candidate); preferring false yields a minimal free set (a CXp candidate).
 Flipping the phases switches target without losing any clause or learnt clause:
 MARCO-A = target "axp", MARCO-C = "cxp", MARCO-S = "switch" (CXps first, then AXps).
+
+Only MinisatGH gives that guarantee; other PySAT solvers (e.g. ``g3``, ``m22``) return
+non-minimal models, which MARCO would record as "explanations", so they are rejected.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from fxai.explain.switching import SwitchRule
 from fxai.oracles.base import Oracle
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+# PySAT's names for MinisatGH (pysat.solvers.SolverNames.minisatgh)
+MINIMAL_MODEL_SOLVERS = ("mgh", "msat-gh", "minisat-gh")
 
 
 @dataclass(frozen=True)
@@ -50,9 +55,10 @@ class Marco:
 
     ``target`` is ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S, with
     ``switch`` deciding when; default :class:`SwitchRule`). ``clock`` stamps events with
-    ``"wall"`` or process ``"cpu"`` seconds; ``solver`` is a PySAT solver name.
+    ``"wall"`` or process ``"cpu"`` seconds.
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
-    pre-pass) and records those found before the hitting-set loop.
+    pre-pass) and records those found before the hitting-set loop. ``solver`` must name
+    MinisatGH (see the module docstring); any other solver is a ``ValueError``.
 
     All AXps and CXps of the NBC paper's running example (instance (t, f, f, f, t)),
     with MARCO-A:
@@ -75,6 +81,9 @@ class Marco:
     [(0, 1, 2), (0, 1, 4), (0, 2, 4), (0, 3, 4), (1, 2, 4)]
     >>> sorted(m.cxps)
     [(0, 1), (0, 2), (0, 4), (1, 2, 3), (1, 4), (2, 4)]
+    >>> Marco(NBCOracle(nbc, [1, 0, 0, 0, 1]), solver="g3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: MARCO needs MinisatGH (solver 'mgh'), ... 'g3' returns non-minimal models
     """
 
     def __init__(
@@ -90,6 +99,9 @@ class Marco:
         if target not in ("axp", "cxp", "switch"):
             raise ValueError(f"target must be 'axp', 'cxp' or 'switch', not {target!r}")
         self.o, self.target, self.time_limit = o, target, time_limit
+        if solver not in MINIMAL_MODEL_SOLVERS:
+            raise ValueError(f"MARCO needs MinisatGH (solver 'mgh'), whose models are "
+                             f"subset-minimal; {solver!r} returns non-minimal models")
         self.rule = (switch or SwitchRule()) if target == "switch" else None
         if clock not in CLOCKS:
             raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")

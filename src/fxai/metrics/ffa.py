@@ -9,16 +9,18 @@ mappings. Two variants exist where the anytime-FFA paper and its authors' code d
     * Kendall's τ: ``scipy.stats.kendalltau`` (τ-b) of the two FFA vectors; when τ-b is
       undefined (a constant vector) it is 1 if both vectors are constant (both rankings
       tie everything) and 0 otherwise.
-    * RBO: extrapolated rank-biased overlap (Webber, Moffat & Zobel 2010, "A similarity
-      measure for indefinite rankings", ACM TOIS 28(4), eq. 32, ties as sets as in §4.3),
-      p = 0.9, features ranked most important first, only features with non-zero FFA.
+    * RBO: extrapolated rank-biased overlap exactly as Webber, Moffat & Zobel 2010 ("A
+      similarity measure for indefinite rankings", ACM TOIS 28(4), eq. 32, also for lists
+      of different lengths; ties as in §4.3), p = 0.9, features ranked most important
+      first, only features with non-zero FFA (:func:`rbo_ext`).
     * KL: KL(exact ‖ approx) with infinity shown as 0.5.
 ``variant="code"``
     * Kendall's τ on dense ranks (0 = most important, a feature missing on one side gets
       that side's largest rank + 1); a pair is concordant when both differences have the
       same sign *or both are ties*; τ = (C − D) / (C + D), and −1 with fewer than 2 features.
-    * RBO: the same extrapolated RBO on the dense ranks ordered *least important first*
-      (the reference code sorts its rank dictionaries in descending order).
+    * RBO: the reference code's extrapolated RBO (:func:`rbo_ext_code`: it departs from
+      eq. 32 when the lists differ in length) on the dense ranks ordered *least important
+      first* (the reference code sorts its rank dictionaries in descending order).
     * KL: infinity replaced by twice the largest finite KL of the instance's three curves
       (done by :mod:`fxai.metrics.curves`).
 
@@ -124,17 +126,82 @@ def _tie_groups(scores: FFA, descending: bool) -> list[set[int]]:
     return [groups[v] for v in sorted(groups, reverse=descending)]
 
 
-def rbo_ext(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
-    """Extrapolated RBO of two rankings given as lists of tie groups (sets of items).
+def _entering(groups: Sequence[set], n: int) -> list[set]:
+    """Per depth 1..n (items), the items entering the prefix there: a tie group enters whole
+    at the depth of its first item (Webber et al. §4.3: tied items share their top rank)."""
+    out: list[set] = [set() for _ in range(n)]
+    pos = 0
+    for g in groups:
+        if g:
+            out[pos] = set(g)
+            pos += len(g)
+    return out
 
-    Webber et al. (2010) eq. 32: with s the shorter and l the longer length (in ranks),
-    ``(1-p)/p * (sum_{d<=l} A_d p^d + sum_{s<d<=l} X_s (d-s)/(s d) p^d)
-    + ((X_l - X_s)/l + X_s/s) p^l``, where the agreement at depth d is
-    ``A_d = 2|S_d ∩ T_d| / (|S_d| + |T_d|)`` over the items of the first d ranks (ties as
-    sets, §4.3) and the overlap ``X_d = A_d * min(d, s)``. 0 when either ranking is empty.
-    """
+
+def _check_p(p: float) -> None:
     if not 0 < p < 1:
         raise ValueError(f"RBO persistence p must be in (0, 1), not {p}")
+
+
+def rbo_ext(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
+    """Webber, Moffat & Zobel's extrapolated RBO (ACM TOIS 28(4), 2010, eq. 32) of two
+    rankings given as lists of tie groups (sets of items); the ``paper`` variant.
+
+    Depth counts items. With S the shorter ranking (s items) and L the longer (l items),
+    ``X_d = |S_:d ∩ L_:d|`` and ``RBO_ext = (1-p)/p * (sum_{d<=l} A_d p^d
+    + sum_{s<d<=l} X_s (d-s)/(s d) p^d) + ((X_l - X_s)/l + X_s/s) p^l`` with
+    ``A_d = X_d/d`` (so beyond depth s, S counts as s items). Ties (§4.3): a tie group
+    enters the prefix whole at the depth of its first item, and for d <= s the agreement
+    is ``A_d = 2 X_d / (|S_:d| + |L_:d|)`` (``X_d/d`` without ties); ``X_s = s A_s``.
+    0 when either ranking is empty.
+
+    Examples
+    --------
+    >>> rbo_ext([{"a"}], [{"a"}, {"b"}])  # a prefix of the other ranking: 1
+    1.0
+    >>> round(rbo_ext([{"a"}, {"b"}], [{"b"}, {"a"}, {"c"}]), 6)
+    0.9
+    """
+    _check_p(p)
+    short, long_ = sorted((list(s), list(t)), key=lambda g: sum(map(len, g)))
+    n_s, n_l = sum(map(len, short)), sum(map(len, long_))
+    if n_s == 0:
+        return 0.0
+    grow_s, grow_l = _entering(short, n_s), _entering(long_, n_l)
+    a: set = set()
+    b: set = set()
+    common = 0  # |a & b| as both prefixes grow
+    total = 0.0  # sum of A_d p^d
+    x_s = 0.0
+    for d in range(1, n_l + 1):
+        if d <= n_s:
+            new_a = grow_s[d - 1] - a
+            common += len(new_a & b)
+            a |= new_a
+        new_b = grow_l[d - 1] - b
+        common += len(new_b & a)
+        b |= new_b
+        agree = 2 * common / (len(a) + len(b)) if d <= n_s else common / d
+        if d == n_s:
+            x_s = n_s * agree
+        total += agree * p**d
+    extra = sum(x_s * (d - n_s) / (n_s * d) * p**d for d in range(n_s + 1, n_l + 1))
+    return float((1 - p) / p * (total + extra) + p**n_l * ((common - x_s) / n_l + x_s / n_s))
+
+
+def rbo_ext_code(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
+    """The extrapolated RBO of the authors' code (the ``rbo`` module they ship, after
+    dlukes/rbo); the ``code`` variant. Lists of tie groups; depth counts groups; the
+    agreement ``A_d = 2|S_:d ∩ L_:d| / (|S_:d| + |L_:d|)`` is used at every depth, also
+    beyond the shorter list, and the overlap is ``X_d = A_d min(d, s)``; otherwise eq. 32.
+    Unlike :func:`rbo_ext`, a ranking that is a prefix of the other scores below 1.
+
+    Examples
+    --------
+    >>> round(rbo_ext_code([{"a"}], [{"a"}, {"b"}]), 6)
+    0.88
+    """
+    _check_p(p)
     if not s or not t:
         return 0.0
     short, long_ = sorted((list(s), list(t)), key=len)
@@ -161,15 +228,26 @@ def rbo_ext(s: Sequence[set], t: Sequence[set], p: float = 0.9) -> float:
 
 
 def rbo(approx: FFA, exact: FFA, p: float = 0.9, variant: str = "paper") -> float:
-    """Extrapolated rank-biased overlap of the two FFA rankings (see module docstring)."""
+    """Extrapolated rank-biased overlap of the two FFA rankings (see module docstring):
+    ``paper``: :func:`rbo_ext` on the features with non-zero FFA, most important first;
+    ``code``: :func:`rbo_ext_code` on the dense ranks, least important first.
+
+    Examples
+    --------
+    >>> rbo({0: 1.0}, {0: 1.0, 1: 0.5})  # early in a run the approximate list is shorter
+    1.0
+    >>> round(rbo({0: 1.0}, {0: 1.0, 1: 0.5}, variant="code"), 6)  # tail first: [1, 0] vs [0]
+    0.33
+    """
     _check_variant(variant)
     if variant == "paper":
         a = _tie_groups({f: v for f, v in approx.items() if v > 0}, descending=True)
         e = _tie_groups({f: v for f, v in exact.items() if v > 0}, descending=True)
-    else:  # dense ranks sorted descending: the least important features come first
-        a = _tie_groups(dense_ranks(approx), descending=True)
-        e = _tie_groups(dense_ranks(exact), descending=True)
-    return rbo_ext(a, e, p)
+        return rbo_ext(a, e, p)
+    # dense ranks sorted descending: the least important features come first
+    a = _tie_groups(dense_ranks(approx), descending=True)
+    e = _tie_groups(dense_ranks(exact), descending=True)
+    return rbo_ext_code(a, e, p)
 
 
 def kl_divergence(approx: FFA, exact: FFA) -> float:

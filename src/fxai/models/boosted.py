@@ -7,17 +7,24 @@ As in the authors' code, XGBoost is trained on the de-duplicated training rows.
 :class:`Ensemble` is the model as the oracle sees it, read from the booster's full JSON
 model (``save_raw("json")``, which stores float32 values exactly): every node's split
 feature, float32 threshold and children, every leaf's value, and the intercept. XGBoost
-compares float32 inputs, ``x < t`` going to the left ("yes") child; missing values never
-occur here, so default directions are ignored. The margin is, as XGBoost computes it in
-float32, the intercept ``-log(1/base_score - 1)`` (XGBoost >= 2 fits a non-zero one) plus
-one leaf per tree, added in tree order; class 1 iff margin > 0. (A float64 sum differs from
-it by up to ~1e-6: enough to flip the class of points within that distance of a tie.)
+compares float32 inputs, ``x < t`` going to the left ("yes") child. Missing values (NaN)
+are rejected: XGBoost routes them by each node's ``default_left``, which is not read. The
+margin is, as XGBoost computes it in float32, the intercept ``-log(1/base_score - 1)``
+(XGBoost >= 2 fits a non-zero one) plus one leaf per tree, added in tree order. (A float64
+sum differs from it by up to ~1e-6: enough to flip the class of points near a tie.)
+
+The prediction is ``XGBClassifier.predict``'s: class 1 iff XGBoost's float32 probability
+``sigmoid(margin)`` is above 0.5. That probability is exactly 0.5 (a *tie*, class 0) on a
+small band of margins around 0, ``tie_band()`` (measured from the installed XGBoost;
+[-1.788139e-07, 8.940697e-08] with XGBoost 3.2), so "margin > 0" is not the prediction.
+``ties="keep"`` is that prediction; ``ties="change"`` (the reference code's rule
+score(c') >= score(c)) also counts a tie as a change of class, for both classes.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-import math
 import platform
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +32,79 @@ from pathlib import Path
 import numpy as np
 
 TIES = ("change", "keep")
+_ONE_BITS = 0x3F800000  # float32 1.0 as an integer
+
+
+@functools.cache
+def tie_band() -> tuple[float, float]:
+    """``(lo, hi)``: the float32 margins m with ``lo <= m <= hi`` are exactly those to which
+    XGBoost's own float32 sigmoid gives probability 0.5; ``XGBClassifier.predict`` says
+    class 1 iff margin > hi. Measured once per process from the installed XGBoost (a
+    booster without trees scoring chosen base margins), by bisection on float32 bit
+    patterns (the sigmoid is monotone).
+
+    Examples
+    --------
+    >>> lo, hi = tie_band()
+    >>> -1e-6 < lo < 0 < hi < 1e-6
+    True
+    """
+    import xgboost as xgb
+
+    d = xgb.DMatrix(np.zeros((2, 1), np.float32), label=[0.0, 1.0])
+    b = xgb.train({"objective": "binary:logistic", "nthread": 1}, d, num_boost_round=0)
+
+    def last_true(sign: float, test) -> float:
+        """The largest float32 m in sign*[0, 1) with test(probability(m)); test(p(0)) holds."""
+        lo, hi = 0, _ONE_BITS
+        while hi - lo > 1:
+            ks = np.unique(np.linspace(lo, hi, 1025).astype(np.int64))
+            m = sign * ks.astype(np.int32).view(np.float32)
+            ok = test(b.predict(xgb.DMatrix(np.zeros((len(m), 1), np.float32), base_margin=m)))
+            if not ok[0] or ok[-1] or np.any(np.diff(ok.astype(int)) > 0):
+                raise RuntimeError("XGBoost's sigmoid is not monotone around 0")
+            last = int(ks[ok].max())
+            lo, hi = last, int(ks[ks > last].min())
+        return float(sign * np.array([lo], np.int32).view(np.float32)[0])
+
+    hi = last_true(1.0, lambda p: p <= 0.5)
+    lo = last_true(-1.0, lambda p: p == 0.5)
+    return lo, hi
+
+
+def change_rule(c: int, ties: str) -> tuple[float, bool]:
+    """``(cut, inclusive)``: with sign +1 for class ``c`` = 1 and -1 for 0, a point of float32
+    margin m is of another class than ``c`` (under ``ties``) iff ``sign*m < cut``, or
+    ``sign*m == cut`` when ``inclusive``.
+
+    Examples
+    --------
+    >>> lo, hi = tie_band()
+    >>> change_rule(1, "keep") == (hi, True), change_rule(0, "change") == (-lo, True)
+    (True, True)
+    """
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, not {ties!r}")
+    lo, hi = tie_band()
+    if c == 1:
+        return hi, True
+    return (-lo, True) if ties == "change" else (-hi, False)
+
+
+def reject_missing(x, what: str = "instance") -> None:
+    """Raise ``ValueError`` naming the features of ``x`` that are missing (NaN).
+
+    Examples
+    --------
+    >>> reject_missing([1.0, float("nan")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: instance has missing values (NaN) at features [1]: not supported ...
+    """
+    bad = np.flatnonzero(np.isnan(np.atleast_2d(np.asarray(x, dtype=np.float64))).any(axis=0))
+    if bad.size:
+        raise ValueError(f"{what} has missing values (NaN) at features {bad.tolist()[:10]}: "
+                         "not supported (XGBoost routes them by default_left, which fxai "
+                         "does not model)")
 
 
 @dataclass(frozen=True)
@@ -65,24 +145,39 @@ class Ensemble:
     feature_names: tuple[str, ...] | None = None
 
     def margin(self, X) -> np.ndarray:
-        """Margins of the rows of ``X``, bit for bit XGBoost's (float32 sums, as float64)."""
+        """Margins of the rows of ``X``, bit for bit XGBoost's (float32 sums, as float64);
+        missing values (NaN) are a ``ValueError``."""
         X = np.atleast_2d(np.asarray(X, dtype=np.float32))
         if X.shape[1] != self.n_features:
             raise ValueError(f"expected {self.n_features} features, got {X.shape[1]}")
+        reject_missing(X, "input")
         total = np.full(len(X), self.base_margin, dtype=np.float32)
         for t in self.trees:
             total += t.value[t.leaf_of(X)]
         return total.astype(np.float64)
 
     def predict(self, X, ties: str = "keep") -> np.ndarray:
-        """Classes: 1 iff margin > 0 (XGBoost's rule). With ``ties="change"`` a margin of
-        exactly 0 is a tie that belongs to neither class, which is reported as an error."""
+        """``XGBClassifier.predict``'s classes: 1 iff the float32 probability is above 0.5,
+        i.e. margin > ``tie_band()[1]``. With ``ties="change"`` a tie (probability exactly
+        0.5) belongs to neither class, which is reported as an error.
+
+        Examples
+        --------
+        >>> stump = Tree(feature=np.array([0, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+        ...              left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+        ...              value=np.float32([0, 5e-8, 1.0]))
+        >>> ens = Ensemble(trees=(stump,), base_margin=0.0, n_features=1)
+        >>> ens.margin([[0.0], [1.0]]) > 0, ens.predict([[0.0], [1.0]])
+        (array([ True,  True]), array([0, 1]))
+        """
         m = self.margin(X)
         if ties not in TIES:
             raise ValueError(f"ties must be one of {TIES}, not {ties!r}")
-        if ties == "change" and np.any(m == 0):
-            raise ValueError("a point has margin exactly 0: tied scores under ties='change'")
-        return (m > 0).astype(np.int64)
+        lo, hi = tie_band()
+        if ties == "change" and np.any((m >= lo) & (m <= hi)):
+            raise ValueError("a point has probability exactly 0.5 (tied scores) under "
+                             "ties='change'")
+        return (m > hi).astype(np.int64)
 
     @property
     def used_features(self) -> list[int]:
@@ -113,26 +208,20 @@ def _parse_float_list(s: str) -> list[float]:
     return [float(v) for v in s.strip("[]").split(",") if v.strip()]
 
 
-def _base_margin32(booster, trees: list[Tree], p: float, n_features: int) -> float:
-    """XGBoost's float32 intercept: its float32 ``-log(1/p - 1)``, whose last bit depends on
-    its log, so the float32 value within 8 ulps of ours with which "intercept, then each
-    tree's leaf in order" reproduces XGBoost's margins bit for bit on 64 seeded points."""
+def _base_margin32(doc: dict) -> float:
+    """XGBoost's own float32 intercept (its float32 ``-log(1/p - 1)``, whose last bits are
+    its log's): the margin of the model read from ``doc`` with every leaf set to 0."""
     import xgboost as xgb
 
-    odds_inv = float(np.float32(np.float32(1.0) / np.float32(p) - np.float32(1.0)))
-    guess = np.float32(-math.log(odds_inv))
-    X = np.random.default_rng(0).normal(size=(64, n_features)).astype(np.float32)
-    leaves = np.asarray(booster.predict(xgb.DMatrix(X), pred_leaf=True), dtype=np.int64)
-    vals = [t.value[leaves.reshape(len(X), -1)[:, i]] for i, t in enumerate(trees)]
-    theirs = booster.inplace_predict(X, predict_type="margin")
-    for k in sorted(range(-8, 9), key=abs):
-        cand = np.float32(guess + np.float32(k) * np.spacing(guess))
-        acc = np.full(len(X), cand, dtype=np.float32)
-        for v in vals:
-            acc += v
-        if np.array_equal(acc, theirs):
-            return float(cand)
-    raise ValueError("cannot reproduce XGBoost's float32 margins for this model")
+    doc = json.loads(json.dumps(doc))
+    for t in doc["learner"]["gradient_booster"]["model"]["trees"]:
+        leaf = np.asarray(t["left_children"]) < 0
+        t["split_conditions"] = np.where(leaf, 0.0, t["split_conditions"]).tolist()
+        t["base_weights"] = np.where(leaf, 0.0, t["base_weights"]).tolist()
+    b = xgb.Booster()
+    b.load_model(bytearray(json.dumps(doc).encode()))
+    n = int(doc["learner"]["learner_model_param"]["num_feature"])
+    return float(b.inplace_predict(np.zeros((1, n), np.float32), predict_type="margin")[0])
 
 
 def from_booster(model) -> Ensemble:
@@ -171,7 +260,7 @@ def from_booster(model) -> Ensemble:
     names = b.feature_names
     return Ensemble(
         trees=tuple(trees),
-        base_margin=_base_margin32(b, trees, p, int(param["num_feature"])),
+        base_margin=_base_margin32(doc),
         n_features=int(param["num_feature"]),
         feature_names=tuple(names) if names else None,
     )
@@ -222,7 +311,8 @@ def train(
 
 
 def accuracy(model, X, y) -> float:
-    """Accuracy of XGBoost's own prediction (probability > 0.5) on (X, y)."""
+    """Accuracy of XGBoost's own prediction (``XGBClassifier.predict``: float32 probability
+    > 0.5, the rule of :meth:`Ensemble.predict`) on (X, y); NaN in X is routed by XGBoost."""
     if len(y) == 0:
         return float("nan")
     proba = _booster(model).inplace_predict(np.asarray(X, dtype=np.float32))

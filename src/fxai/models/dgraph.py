@@ -4,6 +4,12 @@ A :class:`DecisionGraph` is a DAG with a single root. A non-terminal node tests 
 feature; each outgoing edge carries a literal ``x_i in E`` (a finite :class:`ValueSet`
 or a real :class:`Interval` ``lo < x <= hi``), and the literals of a node partition the
 values that can reach it. A terminal node carries a class. Features are 0-based.
+
+Every path must be consistent (some point follows it: assumption 2 of Definition 2), as
+the XpG's path-to-zero relies on it. The constructor checks this: read-once graphs (OBDDs,
+OMDDs) need only satisfiable literals; other graphs are checked path by path (one path
+per node in a tree) and are rejected when a path is inconsistent or when there are too
+many distinct paths to check (``max_paths``).
 """
 
 from __future__ import annotations
@@ -58,7 +64,14 @@ class Interval:
         return self.lo >= self.hi
 
     def pick(self, prefer):
-        """``prefer`` when inside, else a point well inside the interval."""
+        """``prefer`` when inside, else a point of the interval (away from its ends where
+        float64 allows).
+
+        Examples
+        --------
+        >>> Interval(2.0**60, math.inf).pick(0.0) > 2.0**60  # 2^60 + 1 == 2^60 in float64
+        True
+        """
         if self.contains(prefer):
             return prefer
         if math.isinf(self.lo) and math.isinf(self.hi):
@@ -66,11 +79,23 @@ class Interval:
         if math.isinf(self.lo):
             return self.hi - 1.0
         if math.isinf(self.hi):
-            return self.lo + 1.0
-        return (self.lo + self.hi) / 2
+            return max(self.lo + 1.0, math.nextafter(self.lo, math.inf))
+        mid = (self.lo + self.hi) / 2
+        return mid if self.contains(mid) else self.hi
 
 
 Literal = ValueSet | Interval
+
+
+def _meet(a: Literal | None, b: Literal) -> Literal:
+    """The conjunction of two literals on one feature (``a`` None: no constraint yet)."""
+    if a is None:
+        return b
+    if isinstance(a, ValueSet) and isinstance(b, Interval):
+        return ValueSet(frozenset(v for v in a.values if b.contains(v)))
+    if isinstance(a, Interval) and isinstance(b, ValueSet):
+        return _meet(b, a)
+    return a.intersect(b)
 
 
 @dataclass(frozen=True)
@@ -98,6 +123,7 @@ class DecisionGraph:
         n_features: int,
         root: int = 0,
         domains: Sequence[Sequence | None] | None = None,
+        max_paths: int = 100_000,
     ):
         self.nodes = list(nodes)
         self.n_features = n_features
@@ -107,6 +133,7 @@ class DecisionGraph:
             raise ValueError(f"{len(self.domains)} domains given for {n_features} features")
         self._check()
         self.order = self._topological_order()
+        self._check_paths(max_paths)
 
     def _check(self) -> None:
         n = len(self.nodes)
@@ -149,6 +176,65 @@ class DecisionGraph:
                 state[k] = 2
                 post.append(k)
         return post[::-1]
+
+    def _check_paths(self, max_paths: int) -> None:
+        """Raise ``ValueError`` unless every root-to-terminal path is consistent."""
+        dom = [None if d is None else ValueSet(frozenset(d)) for d in self.domains]
+        if self.is_read_once():  # each feature constrained once per path: literals suffice
+            for k in self.order:
+                nd = self.nodes[k]
+                for lit, child in nd.edges:
+                    if _meet(dom[nd.feature], lit).empty():
+                        raise ValueError(f"node {k}: the edge to {child} needs feature "
+                                         f"{nd.feature} in {lit}, which no domain value meets")
+            return
+        states: dict[int, set[tuple]] = {self.root: {()}}  # per node: constraints of its paths
+        total = 1
+        for k in self.order:
+            nd = self.nodes[k]
+            if nd.terminal:
+                continue
+            f = nd.feature
+            for state in states.pop(k, ()):
+                cons = dict(state)
+                for lit, child in nd.edges:
+                    new = _meet(cons.get(f, dom[f]), lit)
+                    if new.empty():
+                        raise ValueError(
+                            f"inconsistent path: node {k}'s edge to {child} needs feature {f} "
+                            f"in {lit}, which no point reaching node {k} along some path "
+                            "satisfies (XpG assumes every path consistent)")
+                    key = tuple(sorted({**cons, f: new}.items(), key=lambda it: it[0]))
+                    bucket = states.setdefault(child, set())
+                    if key not in bucket:
+                        bucket.add(key)
+                        total += 1
+                        if total > max_paths:
+                            raise ValueError(
+                                f"cannot check path consistency: more than {max_paths} "
+                                "distinct paths (raise max_paths, or use a read-once graph)")
+
+    def is_read_once(self) -> bool:
+        """No feature is tested twice on any root-to-terminal path (OBDDs, OMDDs).
+
+        Examples
+        --------
+        >>> leaf = Node(label=0)
+        >>> DecisionGraph([Node(0, ((ValueSet(frozenset({0, 1})), 1),)), leaf], 1).is_read_once()
+        True
+        """
+        seen: dict[int, frozenset] = {self.root: frozenset()}
+        for k in self.order:
+            nd = self.nodes[k]
+            if nd.terminal:
+                continue
+            above = seen[k]
+            if nd.feature in above:
+                return False
+            below = above | {nd.feature}
+            for _, child in nd.edges:
+                seen[child] = seen.get(child, frozenset()) | below
+        return True
 
     @property
     def n_nodes(self) -> int:

@@ -5,6 +5,11 @@ rows (as IAI's grid search would) and refits on all training rows; ``from_sklear
 turns a fitted tree into a :class:`DecisionGraph` (finite features get value-set
 literals, real ones intervals ``lo < x <= t``; edges no domain value can satisfy on
 their path are dropped, so every path is consistent).
+
+scikit-learn casts inputs to float32 and sends x left iff ``float32(x) <= t``. The graph
+keeps float64 values, so each threshold t becomes the largest float64 value whose float32
+rounding is <= t (:func:`float32_cut`): the graph routes every float64 point exactly as
+``clf.predict`` does.
 """
 
 from __future__ import annotations
@@ -40,9 +45,40 @@ def train_dt(
     return clf, {"max_depth": best, "val_accuracy": scores}
 
 
+def float32_cut(t: float) -> float:
+    """The largest float64 x with ``float32(x) <= t``: scikit-learn's test ``x <= t`` on
+    its float32 copy of a float64 input, as a float64 bound.
+
+    Examples
+    --------
+    >>> t = 16777219.0  # between the float32 values 2^24 + 2 and 2^24 + 4
+    >>> float(np.float32(t)) <= t, float32_cut(t)  # t itself rounds up, to 2^24 + 4
+    (False, 16777218.999999996)
+    """
+    with np.errstate(over="ignore"):
+        a = np.float32(t)
+        if float(a) > t:  # (a > t would compare in float32)
+            a = np.nextafter(a, np.float32(-np.inf))
+        below = float(np.nextafter(a, np.float32(-np.inf)))
+        b = np.nextafter(a, np.float32(np.inf))
+        b64 = float(b) if np.isfinite(b) else 2 * float(a) - below  # past float32's max
+        mid = (float(a) + b64) / 2  # exact; rounds to a or b (ties to even)
+        return mid if np.float32(mid) == a else float(np.nextafter(mid, -np.inf))
+
+
 def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -> DecisionGraph:
     """The decision graph of a fitted tree; ``domains[i]`` lists feature i's values or is
-    None (real-valued). Node ids are scikit-learn's; the class of a leaf is its argmax."""
+    None (real-valued). Node ids are scikit-learn's; the class of a leaf is its argmax.
+    The graph predicts every float64 point as ``clf.predict`` does (float32 comparisons).
+
+    Examples
+    --------
+    >>> X = np.array([[16777218.0], [16777220.0]])  # adjacent float32 values
+    >>> clf = DecisionTreeClassifier().fit(X, [0, 1])
+    >>> g, t = from_sklearn(clf), clf.tree_.threshold[0]
+    >>> t, clf.predict([[t]])[0], g.predict_one([t])  # t rounds to 16777220 in float32
+    (np.float64(16777219.0), np.int64(1), 1)
+    """
     t = clf.tree_
     n_feat = int(clf.n_features_in_)
     domains = list(domains) if domains is not None else [None] * n_feat
@@ -74,5 +110,6 @@ def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -
 def _side(full, thr: float, left: bool):
     """The literal of one branch of ``x <= thr`` over the feature's whole domain."""
     if isinstance(full, ValueSet):
-        return ValueSet(frozenset(v for v in full.values if (v <= thr) == left))
-    return Interval(-math.inf, thr) if left else Interval(thr, math.inf)
+        return ValueSet(frozenset(v for v in full.values if (float(np.float32(v)) <= thr) == left))
+    cut = float32_cut(thr)
+    return Interval(-math.inf, cut) if left else Interval(cut, math.inf)

@@ -1,11 +1,14 @@
 """Exact entailment oracle for XGBoost boosted trees: branch and bound over threshold intervals.
 
 Question: with the features in S fixed to ``v`` and the others free, can the prediction
-change? Each used feature's float32 thresholds t_1 < ... < t_k cut its line into k+1
-intervals; a point is, for the ensemble, a choice of one interval per feature. Let
-``obj = margin`` if the prediction is 1 and ``-margin`` otherwise: a counterexample is a
-point with ``obj <= 0`` (``ties="change"``, the reference code's rule score(c') >= score(c))
-or ``obj < 0`` (``ties="keep"``: a tie keeps the prediction).
+change? The prediction is ``XGBClassifier.predict``'s (float32 probability > 0.5; see
+:mod:`fxai.models.boosted`). Each used feature's float32 thresholds t_1 < ... < t_k cut its
+line into k+1 intervals; a point is, for the ensemble, a choice of one interval per feature.
+Let ``obj = margin`` if the prediction is 1 and ``-margin`` otherwise: a counterexample is a
+point with ``obj`` below the cut of :func:`fxai.models.boosted.change_rule` (a margin in the
+tie band, probability exactly 0.5, is class 0; with ``ties="change"``, the reference code's
+rule score(c') >= score(c), it changes either class). Instances with missing values (NaN)
+are rejected.
 
 Search (depth first, better child first; compiled with numba). A node is a box: per
 feature a range of intervals. Per tree the best (lowest-obj) leaf reachable in the box is the
@@ -28,15 +31,14 @@ the instance's intervals and the compiled search are built once per oracle (the 
 code once per installation: numba's on-disk cache); a call only builds the root box from
 the fixed features and searches.
 
-Choice by measurement (``python -m benchmarks.boosted``: the queries MARCO-A/-C really ask,
-replayed; process CPU time). The MILP of :mod:`fxai.verify.boosted` (HiGHS through scipy)
-answers ~100 calls/s on a 25-tree depth-3 model over 100 features and on a 40-tree depth-4
-model over 1,000 binary features. This search written in numpy answered 1,400-5,600
-calls/s there (with caches of past counterexamples and proved sets); compiled, 12,000-32,000
-calls/s (~25,000 on average), a median of 25-60 microseconds per call. The caches made the
-compiled search slower (their lookups cost more than the searches they saved) and were
-dropped. Tried and rejected as well: branching on the separating feature whose worse child
-has the highest bound (fewer nodes did not repay the extra bound evaluations).
+Choice by measurement: ``python -m benchmarks.boosted`` replays the queries MARCO-A/-C
+really ask and prints calls per second (process CPU time) for this search and for the MILP
+of :mod:`fxai.verify.boosted` (HiGHS through scipy); rerun it for the numbers on your
+machine (``--quick`` for a short run). A numpy version of this search, with caches of past
+counterexamples and proved sets, was several times slower than the compiled one; in the
+compiled search the caches cost more than they saved and were dropped. Tried and rejected as
+well: branching on the separating feature whose worse child has the highest bound (fewer
+nodes did not repay the extra bound evaluations).
 
 Optional ``domains`` (per feature a list of values, or None for the real line) restrict free
 features to the intervals that contain a domain value, and counterexample points then take
@@ -51,7 +53,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numba import njit
 
-from fxai.models.boosted import TIES, Ensemble, from_booster
+from fxai.models.boosted import TIES, Ensemble, change_rule, from_booster, reject_missing, tie_band
 from fxai.oracles.base import Oracle
 from fxai.oracles.registry import register
 
@@ -71,7 +73,20 @@ def _paths(tree) -> list[tuple[float, list[tuple[int, float, bool]]]]:
 
 
 class BoostedOracle(Oracle):
-    """Exact oracle for a binary XGBoost model at instance ``x``."""
+    """Exact oracle for a binary XGBoost model at instance ``x``; its prediction is
+    ``XGBClassifier.predict``'s.
+
+    Examples
+    --------
+    >>> from fxai.models.boosted import Tree
+    >>> stump = Tree(feature=np.array([0, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+    ...              left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+    ...              value=np.float32([0, 5e-8, 1.0]))
+    >>> ens = Ensemble(trees=(stump,), base_margin=0.0, n_features=1)
+    >>> o = BoostedOracle(ens, [0.0], ties="keep")
+    >>> o.margin > 0, o.prediction, o.counterexample(set())  # probability 0.5: class 0
+    (True, 0, [0.5])
+    """
 
     def __init__(self, model, x, ties: str = "change", domains: Sequence | None = None):
         ens = model if isinstance(model, Ensemble) else from_booster(model)
@@ -80,16 +95,24 @@ class BoostedOracle(Oracle):
         x = list(x)
         if len(x) != ens.n_features:
             raise ValueError(f"instance has {len(x)} values, the model {ens.n_features} features")
-        if domains is not None and len(domains) != ens.n_features:
-            raise ValueError(f"domains has {len(domains)} entries, expected {ens.n_features}")
+        reject_missing(x)
+        if domains is not None:
+            if len(domains) != ens.n_features:
+                raise ValueError(f"domains has {len(domains)} entries, expected {ens.n_features}")
+            for f, d in enumerate(domains):
+                if d is not None:
+                    reject_missing(list(d), f"domain of feature {f}")
         self.ensemble, self.ties, self.instance = ens, ties, x
         self.n_features = ens.n_features
         m = float(ens.margin([x])[0])
-        if m == 0 and ties == "change":
-            raise ValueError("the instance has margin exactly 0 (tied scores); use ties='keep'")
-        self.prediction = int(m > 0)
+        lo, hi = tie_band()
+        if lo <= m <= hi and ties == "change":
+            raise ValueError("the instance has probability exactly 0.5 (tied scores); "
+                             "use ties='keep'")
+        self.prediction = int(m > hi)
         self.margin = m
         self._sign = 1.0 if self.prediction == 1 else -1.0
+        self._cut, self._inclusive = change_rule(self.prediction, ties)
         self._used = ens.used_features
         self._compile(domains)
 
@@ -117,8 +140,8 @@ class BoostedOracle(Oracle):
         for f, c in col.items():
             T = self._thr[c]
             if domains is None or domains[f] is None:
-                ks = np.arange(len(T) + 1)
-                rep = [float(T[0]) - 1.0] + [float(t) for t in T]
+                ks = np.arange(len(T) + 1)  # a float32 value below T[0] stands for interval 0
+                rep = [float(np.nextafter(T[0], np.float32(-np.inf)))] + [float(t) for t in T]
             else:
                 vals = sorted(set(float(v) for v in domains[f]))
                 kv = np.searchsorted(T, np.asarray(vals, dtype=np.float32), side="right")
@@ -174,7 +197,7 @@ class BoostedOracle(Oracle):
         self._chi = np.array(rows_hi, dtype=np.int64).reshape(-1, depth)
         self._val = np.array(vals, dtype=np.float64)
         self._starts = np.array(starts, dtype=np.int64)
-        self._offset = self._sign * ens.base_margin
+        self._offset = self._sign * ens.base_margin - self._cut  # bounds are relative to the cut
         self._col = np.full(self.n_features, -1, dtype=np.int64)
         self._col[self._used] = np.arange(n)
 
@@ -208,8 +231,8 @@ class BoostedOracle(Oracle):
         lo[:n][mask] = self._v[mask]
         hi[:n][mask] = self._v[mask] + 1
         point = _search(self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
-                        self.ties == "keep", lo, hi, self._v, self._tol, self._val32,
-                        np.float32(self._sign * self.ensemble.base_margin))
+                        np.float32(self._cut), self._inclusive, lo, hi, self._v, self._tol,
+                        self._val32, np.float32(self._sign * self.ensemble.base_margin))
         return point if point.size else None
 
 
@@ -236,21 +259,22 @@ def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _changes(first, val32, base32, strict):  # pragma: no cover - compiled
+def _changes(first, val32, base32, cut, inclusive):  # pragma: no cover - compiled
     """Does the pick of leaves ``first`` change the class in XGBoost's float32 arithmetic
     (base first, trees in order; values already multiplied by the class sign)?"""
     acc = base32
     for t in range(first.size):
         acc = np.float32(acc + val32[first[t]])
-    return acc < 0 or (acc == 0 and not strict)
+    return acc < cut or (acc == cut and inclusive)
 
 
 @njit(cache=True)
-def _search(cf, clo, chi, val, starts, offset, strict, lo0, hi0, v, tol, val32,
+def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol, val32,
             base32):  # pragma: no cover - compiled
     """Depth-first branch and bound (see the module docstring). Boxes are per-feature
     interval ranges [lo, hi); returns a counterexample's intervals or an empty array.
-    Bounds are float64 sums, pruned only above ``tol`` (the float32 rounding bound); a pick
+    Bounds are float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the
+    float32 rounding bound); a pick
     of compatible leaves is judged in float32 like XGBoost, and if it does not change the
     class while other picks remain in the box, the box is split off around it."""
     n1 = lo0.size
@@ -288,7 +312,7 @@ def _search(cf, clo, chi, val, starts, offset, strict, lo0, hi0, v, tol, val32,
                 break
         if c >= 0:
             s = H[c]  # one chosen leaf needs x_c below s, another at or above it
-        elif _changes(first, val32, base32, strict):  # compatible: a counterexample
+        elif _changes(first, val32, base32, cut, inclusive):  # compatible: a counterexample
             point = np.empty(n, dtype=np.int64)
             for f in range(n):
                 point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]

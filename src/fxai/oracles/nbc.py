@@ -18,7 +18,9 @@ rigorous bounds on the precision of the real-valued model; ``precision_at_least`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from fractions import Fraction
 
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
@@ -283,22 +285,24 @@ class NBCOracle(Oracle):
     def precision(self, fixed: Iterable[int]) -> float:
         """Precision of ``fixed`` by the scaled DP (the paper's method, ``decimals`` places).
 
-        This is exact for the integer-scaled model; for the real-valued one use
-        :meth:`precision_bounds` / :meth:`precision_at_least`. The Example 4.1 model of
-        :meth:`axp` (integer weights): 50 of the 81 points are predicted 1.
+        This is exact for the integer-scaled model (the DP's float64 sum is rounded to the
+        nearest multiple of 1/N over the N completions, so that an exact tie with δ is not
+        lost to a last-bit rounding); for the real-valued one use
+        :meth:`precision_bounds` / :meth:`precision_at_least`.
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
-        >>> NBCOracle(xlc, [2, 2, 2, 2], decimals=0).precision([]) == 50 / 81
-        True
+        >>> xlc = XLC(1.0, tuple(np.array([0.0, -v]) for v in (0.7, 0.7, 0.3)))
+        >>> NBCOracle(xlc, [0, 0, 0]).precision(set())  # 4 of the 8 points: loss < Γ = 1
+        0.5
         """
         self.precision_calls += 1
         if self.scaled_slack.prediction != self.prediction:
             return 0.0  # scaling flipped the prediction of the instance itself
-        return self.dp.keep_probability(self._free(fixed))
+        free = self._free(fixed)
+        p = self.dp.keep_probability(free)
+        space = math.prod(int(self.xlc.domain_sizes[i]) for i in free)
+        return round(p * space) / space if space <= 2**40 else p
 
     def count(self, fixed: Iterable[int]) -> int:
         """Number of points with ``x_S = v_S`` and the same prediction (scaled DP).
@@ -363,23 +367,28 @@ class NBCOracle(Oracle):
 
         Starts from the bounds at ``decimals`` places and adds places while ``δ`` lies
         between them; if still undecided, answers False (never claims a false guarantee).
-        The Example 4.1 model of :meth:`axp` has precision 50/81 ≈ 0.617 at (3, 3, 3, 3):
+        The bounds are fractions of the ``N`` completions, so they are compared as counts
+        (float64 sums rounded to the nearest integer, exact for ``N`` <= 2^40): an exact
+        tie ``precision == δ`` is decided, not lost to a last-bit rounding.
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
-        >>> o = NBCOracle(xlc, [2, 2, 2, 2])
-        >>> o.precision_at_least([], 0.6), o.precision_at_least([], 0.62)
-        (True, False)
+        >>> xlc = XLC(1.0, tuple(np.array([0.0, -v]) for v in (0.7, 0.7, 0.3 - 1e-9)))
+        >>> o = NBCOracle(xlc, [0, 0, 0])  # two points at loss 1 - 1e-9: a near tie
+        >>> o.precision_at_least(set(), 0.75), o.precision_at_least(set(), 0.5)
+        (False, True)
         """
         fixed = set(fixed)
+        space = math.prod(int(self.xlc.domain_sizes[i]) for i in self._free(fixed))
+        exact = space <= 2**40
+        need = Fraction(delta) * space if exact else delta
         for d in range(self.decimals, max_decimals + 1):
             lo, hi = self.precision_bounds(fixed, d)
-            if lo >= delta:
+            if exact:
+                lo, hi = round(lo * space), round(hi * space)
+            if lo >= need:
                 return True
-            if hi < delta:
+            if hi < need:
                 return False
         return False
 

@@ -311,7 +311,7 @@ class XpGOracle(Oracle):
                    for f in self._features}
         if g.is_tree():
             return float(_tree_mass(g, self.prediction, allowed))
-        if _read_once(g):
+        if g.is_read_once():
             return float(_dag_mass(g, self.prediction, allowed))
         raise NotImplementedError("precision is implemented for trees and read-once graphs")
 
@@ -337,22 +337,6 @@ def _tree_mass(g: DecisionGraph, c, allowed: dict[int, set]) -> Fraction:
             if vals:
                 stack.append((child, {**cons, f: vals}))
     return total
-
-
-def _read_once(g: DecisionGraph) -> bool:
-    """No feature is tested twice on any root-to-terminal path."""
-    seen: dict[int, frozenset] = {g.root: frozenset()}
-    for k in g.order:
-        nd = g.nodes[k]
-        if nd.terminal:
-            continue
-        above = seen[k]
-        if nd.feature in above:
-            return False
-        below = above | {nd.feature}
-        for _, child in nd.edges:
-            seen[child] = seen.get(child, frozenset()) | below
-    return True
 
 
 def _dag_mass(g: DecisionGraph, c, allowed: dict[int, set]) -> Fraction:

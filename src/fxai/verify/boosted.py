@@ -1,9 +1,11 @@
 """Independent checker of AXps / CXps of XGBoost models: a MILP solved by HiGHS.
 
 Shares no code with the branch-and-bound oracle (:mod:`fxai.oracles.boosted`) nor with
-its model reader: the trees are read from ``Booster.trees_to_dataframe()`` and the
-intercept from ``save_config()``, and candidate counterexamples are evaluated by XGBoost's
-own ``inplace_predict``.
+its model reader: the trees are read from ``Booster.trees_to_dataframe()``, the intercept is
+XGBoost's margin for a copy of the model with every leaf 0, and every point is judged by
+XGBoost itself: its class is ``XGBClassifier.predict``'s (``inplace_predict`` probability
+> 0.5), and a probability of exactly 0.5 is a tie (class 0; a change of either class with
+``ties="change"``). Instances with missing values (NaN) are rejected.
 
 Encoding (Kantchelian et al. 2016): per used feature f with sorted float32 thresholds
 t_1 < ... < t_k, binaries z_fj = [x_f < t_j] with z_fj <= z_f(j+1); per tree, leaf
@@ -12,16 +14,15 @@ child sum to at most z_fj and those under its "no" child to at most 1 - z_fj. Fi
 features have their z fixed by the instance. With ``domains`` a free feature takes one of
 its domain values (one binary per value, z_fj = sum of the values below t_j). The objective
 is the margin (prediction 1) or minus it (prediction 0). The optimal point is rebuilt from
-z and scored by XGBoost: a counterexample iff its score changes the class under the tie
-rule (``ties="change"``: margin 0 counts as a change; ``"keep"``: it does not).
+z and scored by XGBoost: a counterexample iff its probability changes the class under the
+tie rule above.
 Only an optimum within HiGHS's tolerance (1e-9 absolute gap) of another point of opposite
 sign could be misjudged.
 
 Shortcuts, each exact or confirmed by XGBoost: a query with few free value combinations
 (<= ``enumerate_max``) is decided by scoring them all; otherwise seeded random points and
-a greedy descent on the margin look for a counterexample before the MILP is run. Cost
-(breast cancer, 25 trees depth 3, process CPU): ~50 ms per AXp of size ~10, ~10 ms per CXp;
-the FFA workflow can check a seeded sample of large runs (``ffa.verify_max``).
+a greedy descent on the margin look for a counterexample before the MILP is run.
+``python -m benchmarks.boosted`` prints this checker's calls per second beside the oracle's.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from fxai.models.boosted import reject_missing
+
 
 def _as_booster(model):
     import xgboost as xgb
@@ -49,6 +52,23 @@ def _as_booster(model):
         b.load_model(str(model))
         return b
     raise TypeError(f"not an XGBoost model: {type(model).__name__}")
+
+
+def _intercept(booster) -> float:
+    """XGBoost's own float32 intercept (its float32 logit of ``base_score``, whose last bits
+    are its own): the margin XGBoost gives when every leaf of every tree is 0."""
+    import xgboost as xgb
+
+    doc = json.loads(booster.save_raw("json"))
+    for tree in doc["learner"]["gradient_booster"]["model"]["trees"]:
+        leaf = [child < 0 for child in tree["left_children"]]
+        tree["split_conditions"] = [0.0 if f else v for f, v in zip(leaf, tree["split_conditions"],
+                                                                   strict=True)]
+        tree["base_weights"] = [0.0] * len(leaf)
+    zeroed = xgb.Booster()
+    zeroed.load_model(bytearray(json.dumps(doc).encode()))
+    n = int(doc["learner"]["learner_model_param"]["num_feature"])
+    return float(zeroed.inplace_predict(np.zeros((1, n), np.float32), predict_type="margin")[0])
 
 
 def _leaves_under(nodes: dict, leaves: dict[str, int], node_id: str) -> list[int]:
@@ -78,10 +98,7 @@ class BoostedChecker:
         self.booster.set_param({"nthread": 1})
         self.ties, self.domains = ties, domains
         cfg = json.loads(self.booster.save_config())["learner"]["learner_model_param"]
-        p = np.float32(float(cfg["base_score"].strip("[]")))
-        # XGBoost's float32 logit, -log(1/p - 1): near p = 0.5 it differs from the float64
-        # logit by ~1e-7 (the float32 subtraction cancels), which matters at near ties
-        self.intercept = float(np.float32(-math.log(float(np.float32(1) / p - np.float32(1)))))
+        self.intercept = _intercept(self.booster)
         self.n_features = int(cfg["num_feature"])
         names = self.booster.feature_names or [f"f{i}" for i in range(self.n_features)]
         index = {n: i for i, n in enumerate(names)}
@@ -157,18 +174,20 @@ class BoostedChecker:
         pt = np.asarray([x], dtype=np.float32)
         return float(self.booster.inplace_predict(pt, predict_type="margin")[0])
 
-    def _changed(self, margin: float, c: int) -> bool:
-        if margin == 0:
-            return self.ties == "change"
-        return int(margin > 0) != c
+    def changed(self, proba: np.ndarray, c: int) -> np.ndarray:
+        """Which of XGBoost's probabilities ``proba`` are of another class than ``c``."""
+        out = (proba > 0.5) != bool(c)
+        return out | (proba == 0.5) if self.ties == "change" else out
 
     def prediction(self, x) -> int:
+        """``XGBClassifier.predict``'s class of ``x`` (a tie is an error under "change")."""
         key = tuple(float(v) for v in x)
         if self._last is None or self._last[0] != key:
-            m = self._margin(x)
-            if m == 0 and self.ties == "change":
-                raise ValueError("the instance has margin exactly 0 (tied scores)")
-            self._last = (key, int(m > 0))
+            reject_missing(x)
+            p = float(self.booster.inplace_predict(np.asarray([x], dtype=np.float32))[0])
+            if p == 0.5 and self.ties == "change":
+                raise ValueError("the instance has probability exactly 0.5 (tied scores)")
+            self._last = (key, int(p > 0.5))
         return self._last[1]
 
     def _choices(self, f: int) -> np.ndarray:
@@ -177,14 +196,13 @@ class BoostedChecker:
             if self.domains is not None and self.domains[f] is not None:
                 vals = np.asarray(self.domains[f], dtype=np.float32)
             else:
-                T = self.thresholds[f]
-                vals = np.r_[T[0] - np.float32(1), T].astype(np.float32)
+                T = self.thresholds[f]  # below T[0] even where float32 T[0] - 1 == T[0]
+                vals = np.r_[np.nextafter(T[0], np.float32(-np.inf)), T].astype(np.float32)
             self._choice_cache[f] = vals
         return self._choice_cache[f]
 
     def _first_changed(self, pts: np.ndarray, c: int) -> list | None:
-        m = self.booster.inplace_predict(pts, predict_type="margin")
-        bad = np.flatnonzero(np.where(m == 0, self.ties == "change", (m > 0) != bool(c)))
+        bad = np.flatnonzero(self.changed(self.booster.inplace_predict(pts), c))
         return None if bad.size == 0 else [float(v) for v in pts[bad[0]]]
 
     def _sampled(self, x: list[float], free: list[int], c: int) -> list | None:
@@ -209,8 +227,9 @@ class BoostedChecker:
             pts[np.arange(len(moves)), [f for f, _ in moves]] = [v for _, v in moves]
             m = sign * self.booster.inplace_predict(pts, predict_type="margin")
             best = int(np.argmin(m))
-            if m[best] < 0 or (m[best] == 0 and self.ties == "change"):
-                return [float(v) for v in pts[best]]
+            hit = self._first_changed(pts[best:best + 1], c)
+            if hit is not None:
+                return hit
             if m[best] >= current:
                 return None
             point, current = pts[best], float(m[best])
@@ -273,8 +292,8 @@ class BoostedChecker:
             T = self.thresholds[f]
             k = sum(1 - z[self._zvar[f, j]] for j in range(len(T)))  # thresholds <= x_f
             if k != int(np.searchsorted(T, np.float32(x[f]), side="right")):
-                point[f] = float(T[0]) - 1.0 if k == 0 else float(T[k - 1])
-        return point if self._changed(self._margin(point), c) else None
+                point[f] = float(self._choices(f)[k])
+        return self._first_changed(np.asarray([point], dtype=np.float32), c)
 
     def entails(self, x: Sequence, fixed: Iterable[int]) -> bool:
         return self.counterexample(x, fixed) is None

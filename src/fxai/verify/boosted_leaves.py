@@ -8,15 +8,18 @@ tree after tree, each compatible with the box left by the leaves picked before (
 shrinks to their common part), trying a tree's leaves from the lowest objective
 ``sign * margin`` up (sign +1 for class 1). A partial pick is abandoned when its value plus,
 for every tree still to pick, the lowest leaf reachable in the current box, is above a
-rigorous bound on float32 rounding (sums are float64). A full pick within that bound of 0
-or below is judged by XGBoost's own arithmetic (float32, the intercept first, trees in
-order; a tie counts as a change with ``ties="change"``); a change is a candidate
-counterexample, accepted only when XGBoost's ``inplace_predict`` scores the point as a
-change. No such pick: the class is forced.
+rigorous bound on float32 rounding (sums are float64). A full pick within that bound of
+the class boundary or beyond is judged by XGBoost's own arithmetic (float32, the intercept
+first, trees in order) against XGBoost's tie band (:func:`fxai.models.boosted.tie_band`:
+the margins XGBoost turns into probability exactly 0.5, class 0 for
+``XGBClassifier.predict``; a change of either class with ``ties="change"``); a change is a
+candidate counterexample, accepted only when XGBoost's ``inplace_predict`` probability
+scores the point as a change. No such pick: the class is forced. The tie band is the one
+piece shared with the oracle: it is the definition of the prediction, measured from XGBoost.
 
 This differs on purpose from the oracle (:mod:`fxai.oracles.boosted`, which splits boxes
 where the per-tree optima disagree) and shares no code with it: the trees are read from
-``Booster.trees_to_dataframe()`` and the intercept from ``save_config()`` (through
+``Booster.trees_to_dataframe()`` and the intercept is XGBoost's own (through
 :class:`fxai.verify.boosted.BoostedChecker`). A query needing more than ``max_nodes`` picks,
 or whose candidate XGBoost rejects (a margin within rounding of 0), is decided by the
 checker's MILP. Free features range over the reals (no domains).
@@ -31,6 +34,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from numba import njit
 
+from fxai.models.boosted import change_rule, tie_band
 from fxai.verify.boosted import BoostedChecker
 
 LOG = logging.getLogger(__name__)
@@ -50,26 +54,24 @@ class LeafProver:
         # rep[c, k]: a float32 value in interval k of column c (t_k itself; below t_1 for 0)
         self.rep = np.zeros((m, int(self.size.max())), dtype=np.float32)
         for c, t in enumerate(self.thr):
-            self.rep[c, : len(t) + 1] = np.r_[t[0] - np.float32(1), t]
+            self.rep[c, : len(t) + 1] = np.r_[np.nextafter(t[0], np.float32(-np.inf)), t]
         names = checker.booster.feature_names or [f"f{i}" for i in range(checker.n_features)]
         index = {n: i for i, n in enumerate(names)}
         df = checker.booster.trees_to_dataframe()
         trees = [self._leaves(t, index) for _, t in df.groupby("Tree")]
-        depth = max((len(c) for t in trees for _, c, _ in t), default=0) or 1
+        depth = max((len(c) for t in trees for _, c in t), default=0) or 1
         n_leaves = sum(len(t) for t in trees)
         self.tree_end = np.cumsum([len(t) for t in trees]).astype(np.int64)
         self.leaf_f = np.full((n_leaves, depth), m, dtype=np.int64)
         self.leaf_lo = np.zeros((n_leaves, depth), dtype=np.int32)
         self.leaf_hi = np.ones((n_leaves, depth), dtype=np.int32)
         self.value = np.zeros(n_leaves)
-        self._node_ids = []
-        for s, (val, conds, node) in enumerate(itertools.chain.from_iterable(trees)):
+        for s, (val, conds) in enumerate(itertools.chain.from_iterable(trees)):
             self.value[s] = val
-            self._node_ids.append(node)
             for d, (c, (lo, hi)) in enumerate(sorted(conds.items())):
                 self.leaf_f[s, d], self.leaf_lo[s, d], self.leaf_hi[s, d] = c, lo, hi
         self.value32 = self.value.astype(np.float32)
-        self.base32 = self._calibrated_base()
+        self.base32 = np.float32(checker.intercept)  # XGBoost's own float32 intercept
         # |float32 sum - exact sum| <= n_trees * max|partial sum| * 2^-24; doubled for float64
         peak = abs(float(self.base32)) + sum(
             float(np.abs(self.value[s:e]).max(initial=0.0))
@@ -77,43 +79,15 @@ class LeafProver:
         self.tol = 2.0 * (len(trees) + 1) * peak * 2.0**-24
         self.fallbacks = 0  # queries decided by the MILP so far
 
-    def _calibrated_base(self, n: int = 256) -> np.float32:
-        """XGBoost's float32 base margin: the value within 64 ulps of the checker's intercept
-        with which the float32 sum "base, then each tree's leaf in tree order" equals
-        ``inplace_predict``'s margin bit for bit on ``n`` seeded random points (the last bits
-        of XGBoost's float32 logarithm are its own)."""
-        import xgboost as xgb
-
-        rng = np.random.default_rng(0)
-        chk = self.checker
-        pts = rng.normal(size=(n, chk.n_features)).astype(np.float32)
-        for c, f in enumerate(self.used):
-            pts[:, f] = self.rep[c, rng.integers(0, self.size[c], n)]
-        leaf_ids = chk.booster.predict(xgb.DMatrix(pts), pred_leaf=True).astype(np.int64)
-        leaf_ids = leaf_ids.reshape(n, -1)
-        slot = {key: s for s, key in enumerate(self._node_ids)}
-        vals = np.array([[self.value[slot[t, int(i)]] for t, i in enumerate(row)]
-                         for row in leaf_ids], dtype=np.float32)
-        margin = chk.booster.inplace_predict(pts, predict_type="margin")
-        base = np.float32(chk.intercept)
-        for k in [0, *[d * j for j in range(1, 65) for d in (1, -1)]]:
-            cand = base + np.float32(k) * np.spacing(base)
-            acc = np.full(n, cand, dtype=np.float32)
-            for t in range(vals.shape[1]):
-                acc = acc + vals[:, t]
-            if np.array_equal(acc, margin):
-                return np.float32(cand)
-        raise RuntimeError("cannot reproduce XGBoost's float32 scoring of this model")
-
-    def _leaves(self, tree, index) -> list[tuple[float, dict, tuple[int, int]]]:
-        """(value, {column: [lo, hi) interval range}, (tree, node)) of each reachable leaf."""
+    def _leaves(self, tree, index) -> list[tuple[float, dict]]:
+        """(value, {column: [lo, hi) interval range}) of each reachable leaf."""
         nodes = {r.ID: r for r in tree.itertuples()}
         out, stack = [], [(tree["ID"].iloc[0], {})]
         while stack:
             nid, conds = stack.pop()
             r = nodes[nid]
             if r.Feature == "Leaf":
-                out.append((float(np.float32(r.Gain)), conds, (int(r.Tree), int(r.Node))))
+                out.append((float(np.float32(r.Gain)), conds))
                 continue
             c = int(self.col[index[r.Feature]])
             j = int(np.searchsorted(self.thr[c], np.float32(r.Split)))  # x < t_j: k <= j
@@ -175,18 +149,20 @@ class LeafProver:
         status = np.empty(n, dtype=np.int8)
         wit = np.empty((n, len(self.size)), dtype=np.int32)
         skip_col = np.where(skip >= 0, self.col[np.maximum(skip, 0)], -1)
+        cut, _ = change_rule(c, chk.ties)
+        lo, hi = tie_band()
         _decide(kind, starts, ends, skip_col, self.col[feats], v, self.size, self.leaf_f,
-                self.leaf_lo, self.leaf_hi, sval, order, self.tree_end, sign * float(self.base32),
-                self.tol, self.value32, self.base32, c, chk.ties == "keep", self.max_nodes,
-                status, wit)
+                self.leaf_lo, self.leaf_hi, sval, order, self.tree_end,
+                sign * float(self.base32) - cut, self.tol, self.value32, self.base32, c,
+                np.float32(lo if chk.ties == "change" else np.nextafter(np.float32(hi), 1)),
+                np.float32(hi), self.max_nodes, status, wit)
         refuted = np.flatnonzero(status == 0)
         if refuted.size:  # candidates stand only if XGBoost scores them as a change
             w, back = _unique_rows(wit[refuted, :-1])
             pts = np.tile(xf, (len(w), 1))
             m = len(self.used)
             pts[:, self.used] = np.where(w == v[:-1], xf[self.used], self.rep[np.arange(m), w])
-            margin = chk.booster.inplace_predict(pts, predict_type="margin")
-            changed = np.where(margin == 0, chk.ties == "change", (margin > 0) != bool(c))
+            changed = chk.changed(chk.booster.inplace_predict(pts), c)
             status[refuted[~changed[back.ravel()]]] = -1
         out = status == 1
         for q in np.flatnonzero(status == -1):
@@ -237,24 +213,25 @@ def _witness(lo, hi, v, out):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _changes(pick, value32, base32, c, strict):  # pragma: no cover - compiled
-    """XGBoost's class change for the picked leaves: float32 sum, base first, tree order."""
+def _changes(pick, value32, base32, c, lo1, hi):  # pragma: no cover - compiled
+    """XGBoost's class change for the picked leaves (float32 sum, base first, tree order):
+    class 1 keeps above ``hi``; class 0 keeps below ``lo1`` (``hi``'s successor, or the
+    tie band's low end when a tie is a change)."""
     acc = base32
     for t in range(pick.size):
         acc = np.float32(acc + value32[pick[t]])
-    if acc == 0:
-        return not strict
-    return (acc > 0) != (c == 1)
+    return acc <= hi if c == 1 else acc >= lo1
 
 
 @njit(cache=True)
 def _decide(kind, starts, ends, skip, cols, v, size, leaf_f, leaf_lo, leaf_hi, sval, order,
-            tree_end, offset, tol, value32, base32, c, strict, max_nodes, status,
+            tree_end, offset, tol, value32, base32, c, lo1, hi, max_nodes, status,
             wit):  # pragma: no cover - compiled
     """status[q]: 1 forced, 0 candidate counterexample (its intervals in wit[q]), -1 too many
     picks. Columns < 0 (features no tree uses) are ignored. Depth t of the search is tree t;
-    lo_s[t], hi_s[t] is the box before picking in tree t. Bounds are float64 sums with
-    margin ``tol``; a full pick within ``tol`` of 0 is judged by XGBoost's float32 sum."""
+    lo_s[t], hi_s[t] is the box before picking in tree t. Bounds are float64 sums relative
+    to the class boundary (in ``offset``) with margin ``tol``; a full pick within ``tol`` of
+    it is judged by XGBoost's float32 sum."""
     n_t, m = tree_end.size, size.size
     lo_s = np.empty((n_t + 1, m), dtype=np.int32)
     hi_s = np.empty((n_t + 1, m), dtype=np.int32)
@@ -298,7 +275,7 @@ def _decide(kind, starts, ends, skip, cols, v, size, leaf_f, leaf_lo, leaf_hi, s
             _narrow(leaf, lo_s[t], hi_s[t], lo_s[t + 1], hi_s[t + 1], leaf_f, leaf_lo, leaf_hi)
             a = acc[t] + sval[leaf]
             if t == n_t - 1:
-                if a <= tol and _changes(pick, value32, base32, c, strict):
+                if a <= tol and _changes(pick, value32, base32, c, lo1, hi):
                     _witness(lo_s[t + 1], hi_s[t + 1], v, wit[q])
                     result = 0
                     break
