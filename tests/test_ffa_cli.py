@@ -40,7 +40,7 @@ def test_three_methods_agree_and_verify(tiny, k):
         assert rec["dataset"] == "toy" and 160 <= rec["instance"] < 200
         check = verify_run(tiny, out)
         assert check["verified"] is True and check["n_checked"] == rec["n_axps"] + rec["n_cxps"]
-        assert len(out.with_suffix(".jsonl").read_text().splitlines()) == len(rec["events"])
+        assert not out.with_name(out.name + ".partial").exists()
         ffas.append(rec["ffa"])
     assert ffas[0] == ffas[1] == ffas[2]
 
@@ -65,15 +65,28 @@ def test_wrong_explanations_are_caught(tiny):
     assert check["failed_axps"] == [rec["axps"][1]] and check["failed_cxps"] == [rec["cxps"][1]]
 
 
-def test_bad_model_is_recorded_as_error(tiny):
-    out = tiny / "bad.json"
-    (tiny / "model.txt").write_text("not a model")
-    main(["ffa-run", "--model", str(tiny / "model.txt"), "--data", str(tiny / "toy.csv"),
-          "--split", str(tiny / "split.json"), "--instance", "0", "--method", "marco-a",
-          "--time-limit", "5", "--out", str(out)])
-    rec = json.loads(out.read_text())
-    assert rec["status"] == "error" and "unknown model format" in rec["error"]
-    assert verify_run(tiny, out)["verified"] is None
+@pytest.mark.parametrize("name, text", [("model.txt", "not a model"),
+                                        ("cut.json", '{"learner": {"gradient_booster"'),
+                                        ("absent.json", None)])
+def test_bad_model_exits_nonzero_naming_it(tiny, name, text):
+    out = tiny / "bad" / "0.json"
+    if text is not None:
+        (tiny / name).write_text(text)
+    with pytest.raises(SystemExit) as err:
+        main(["ffa-run", "--model", str(tiny / name), "--data", str(tiny / "toy.csv"),
+              "--split", str(tiny / "split.json"), "--instance", "0", "--method", "marco-a",
+              "--time-limit", "5", "--out", str(out)])
+    assert str(tiny / name) in str(err.value) and "cannot read the model" in str(err.value)
+    assert not out.parent.exists() or not any(out.parent.iterdir())  # nothing written
+
+
+def test_nothing_checked_is_not_verified(tiny):
+    rec = json.loads((tiny / "marco-a" / "0.json").read_text())
+    rec |= {"axps": [], "cxps": [], "status": "timeout", "complete": False}
+    empty = tiny / "empty.json"
+    empty.write_text(json.dumps(rec))
+    check = verify_run(tiny, empty)
+    assert check["verified"] is None and check["n_checked"] == 0
 
 
 def test_decision_tree_runs_and_verifies(tiny):

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from fxai.commands.cross_run import TARGETS
 from fxai.report.tables import write_table
+from fxai.runfile import run_records
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,7 +51,7 @@ def summarise(records: list[dict]) -> dict:
 def run(args: argparse.Namespace) -> int:
     rows = []
     for path in args.runs:
-        records = [json.loads(line) for line in Path(path).read_text().splitlines() if line]
+        records = run_records(path)
         if records:
             rows.append(summarise(records))
     table = pd.DataFrame(rows).round(3)

@@ -12,6 +12,7 @@ from pathlib import Path
 from fxai import verify
 from fxai.files import write_atomic
 from fxai.models import load as load_model
+from fxai.runfile import load_input
 
 LOG = logging.getLogger("fxai.ffa_verify")
 
@@ -23,17 +24,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def check_record(record: dict, model) -> dict:
-    """The check fields of one run record: verified (None for a failed run), counts, time."""
+    """The check fields of one run record: verified (None when there was nothing to check),
+    counts, time."""
     out = {k: record.get(k) for k in ("dataset", "method", "instance", "k")}
-    if record.get("status") == "error":
-        return out | {"verified": None, "n_checked": 0, "failed_axps": [], "failed_cxps": []}
     axps, cxps = record["axps"], record["cxps"]
     start, start_wall = time.process_time(), time.perf_counter()
     ok_a, ok_c = verify.check_all(model, record["x"], axps, cxps)
     bad_a = [a for a, ok in zip(axps, ok_a, strict=True) if not ok]
     bad_c = [c for c, ok in zip(cxps, ok_c, strict=True) if not ok]
     return out | {
-        "verified": not bad_a and not bad_c,
+        "verified": not bad_a and not bad_c if axps or cxps else None,
         "n_checked": len(axps) + len(cxps),
         "failed_axps": bad_a[:20],
         "failed_cxps": bad_c[:20],
@@ -45,8 +45,12 @@ def check_record(record: dict, model) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    record = json.loads(Path(args.run).read_text())
-    model = load_model(args.model, n_features=len(record["x"]))
+    record = load_input(lambda p: json.loads(Path(p).read_text()), args.run, "run record")
+    if record.get("status") not in ("done", "timeout"):
+        raise SystemExit(f"error: {args.run}: status {record.get('status')!r} is not a finished "
+                         "run (written by an older fxai?); delete it and rerun ffa-run")
+    model = load_input(lambda p: load_model(p, n_features=len(record["x"])), args.model,
+                       "model")
     check = check_record(record, model)
     write_atomic(args.out, json.dumps(check) + "\n")
     LOG.info("%s %s k=%s: %s explanations checked, verified=%s (%s s CPU)", check["dataset"],

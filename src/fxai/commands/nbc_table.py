@@ -10,13 +10,10 @@ import numpy as np
 import pandas as pd
 
 from fxai.report.tables import write_table
+from fxai.runfile import run_records
 
 CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real-valued "
            "model, exact count), W% and time (s, over trimmed instances)")
-
-
-def read_runs(path: str | Path) -> list[dict]:
-    return [json.loads(ln) for ln in Path(path).read_text().splitlines() if ln.strip()]
 
 
 def _mean_sd(values) -> tuple[float, float]:
@@ -90,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     heads, rows = [], []
     for run_path, meta_path in zip(args.runs, args.models, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        h, r = aggregate(meta["dataset"], read_runs(run_path), meta)
+        h, r = aggregate(meta["dataset"], run_records(run_path), meta)
         heads.append(h)
         rows.extend(r)
     out = Path(args.out_dir)

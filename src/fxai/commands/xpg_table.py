@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fxai.runfile import run_records
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", choices=("dt", "obdd"), required=True)
@@ -83,9 +85,7 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
     rows = []
     for run_path, meta_path in zip(runs, metas, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        records = [json.loads(line) for line in Path(run_path).read_text().splitlines()
-                   if line.strip()]
-        rows.append(summarise(records, meta, family, cap, clock))
+        rows.append(summarise(run_records(run_path), meta, family, cap, clock))
     return pd.DataFrame(rows)
 
 
