@@ -27,6 +27,7 @@ import hashlib
 import json
 import logging
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -238,6 +239,7 @@ class RunWriter:
         self.todo: list[int] = []
         self._left: set[int] = set()
         self.progress: Progress | None = None
+        self._on_term = None
 
     def __enter__(self) -> RunWriter:
         planned = set(self.plan)
@@ -255,6 +257,8 @@ class RunWriter:
         self.partial.open(keep)
         self.progress = Progress(self.label, len(self.plan), resumed=len(seen),
                                  every=self.every, log=self.log).__enter__()
+        if threading.current_thread() is threading.main_thread():  # SIGTERM (scancel, SLURM
+            self._on_term = signal.signal(signal.SIGTERM, _terminated)  # time limit) is logged
         return self
 
     def write(self, rec: dict, explanations: int = 0) -> None:
@@ -267,17 +271,24 @@ class RunWriter:
         self.progress.explanations += explanations
 
     def __exit__(self, exc_type, exc, tb) -> None:
+        if self._on_term is not None:
+            signal.signal(signal.SIGTERM, self._on_term)
         self.progress.__exit__(exc_type, exc, tb)
         self.partial.close()
         if exc_type is not None:
             self.log.error("%s: stopped by %s; finished instances are kept in %s and a rerun "
-                           "resumes there", self.label, exc_type.__name__, self.partial.path)
+                           "resumes there", self.label, str(exc) or exc_type.__name__,
+                           self.partial.path)
             return
         if self._left:
             raise RuntimeError(f"{self.partial.path}: {len(self._left)} planned instances were "
                                "not written")
         os.replace(self.partial.path, self.partial.out)
         self.log.info("%s: complete, wrote %s", self.label, self.partial.out)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(f"{signal.Signals(signum).name} received")
 
 
 def load_input(load, path: str | Path, what: str):
