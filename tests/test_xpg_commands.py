@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -123,3 +124,64 @@ def test_obdd_rejects_non_binary_features(tmp_path):
     with pytest.raises(SystemExit, match="binary features"):
         main(["xpg-train", "--family", "obdd", "--dataset", "tri", "--prepared", str(prep),
               "--split", str(prep / "tri.split.json"), "--out-dir", str(tmp_path / "m")])
+
+
+@pytest.fixture
+def mux6_dt(tmp_path):
+    X = np.array([[int(b) for b in f"{k:06b}"] for k in range(64)] * 2)
+    y = np.array([x[2 + 2 * x[0] + x[1]] for x in X])
+    prep, models = tmp_path / "prepared", tmp_path / "models"
+    write_prepared(prep, "toy", X, y, ["binary"] * 6)
+    assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+    return prep, models / "toy.joblib"
+
+
+def explain_args(cmd, prep, model, out):
+    if cmd == "xpg-explain":
+        return ["xpg-explain", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                "--model", str(model), "--out", str(out)]
+    return ["cross-run", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+            "--model", str(model), "--split", str(prep / "toy.split.json"), "--out", str(out),
+            "--instances", "6", "--time-limit", "5"]
+
+
+@pytest.mark.parametrize("cmd", ["xpg-explain", "cross-run"])
+def test_a_bad_model_exits_nonzero_naming_it_and_writes_nothing(mux6_dt, tmp_path, cmd):
+    prep, model = mux6_dt
+    bad = tmp_path / "bad.joblib"
+    bad.write_bytes(model.read_bytes()[:100])  # truncated
+    out = tmp_path / "runs" / "r.jsonl"
+    for path in (bad, tmp_path / "absent.joblib"):
+        with pytest.raises(SystemExit) as err:
+            main(explain_args(cmd, prep, path, out))
+        assert f"{path}: cannot read the" in str(err.value) and "model" in str(err.value)
+    assert not out.parent.exists() or not any(out.parent.iterdir())
+
+
+@pytest.mark.parametrize("cmd, target", [("xpg-explain", "fxai.commands.xpg_explain.explain_row"),
+                                         ("cross-run", "fxai.commands.cross_run.explain_instance")])
+def test_a_failure_mid_run_is_raised_not_recorded_and_the_rerun_resumes(
+        mux6_dt, tmp_path, monkeypatch, cmd, target):
+    prep, model = mux6_dt
+    out = tmp_path / "r.jsonl"
+    module, name = target.rsplit(".", 1)
+    real, calls = getattr(importlib.import_module(module), name), []
+
+    def failing(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("simulated")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(target, failing)
+    with pytest.raises(MemoryError):  # the CLI exits non-zero; no "status: error" record
+        main(explain_args(cmd, prep, model, out))
+    part = tmp_path / "r.jsonl.partial"
+    assert not out.exists() and len(part.read_text().splitlines()) == 3  # header + 2
+    kept = part.read_text().splitlines()[1:]
+    monkeypatch.setattr(target, real)
+    assert main(explain_args(cmd, prep, model, out)) == 0
+    assert out.read_text().splitlines()[1:3] == kept
+    recs = run_records(out)
+    assert all(r["status"] == "done" and r["verified"] is True for r in recs)
