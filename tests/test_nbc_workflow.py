@@ -71,13 +71,12 @@ def test_train_explain_resume_table(prepared, tmp_path):
     assert (out / "nbc_table7.md").exists() and (out / "nbc_table7_datasets.tex").exists()
 
 
-def test_a_corrupt_model_exits_nonzero_naming_it(prepared, tmp_path):
+def test_a_corrupt_model_exits_nonzero_naming_it(prepared, tmp_path, fxai_cli):
     csv, split = prepared
     bad = tmp_path / "bad.joblib"
     bad.write_bytes(b"\x80\x04 not a joblib file")
     out = tmp_path / "runs" / "toy.jsonl"
-    with pytest.raises(SystemExit) as err:
-        main(["nbc-explain", "--data", str(csv), "--split", str(split), "--model", str(bad),
-              "--out", str(out)])
-    assert f"{bad}: cannot read the NBC model" in str(err.value)
+    code, err = fxai_cli("nbc-explain", "--data", csv, "--split", split, "--model", bad,
+                         "--out", out)
+    assert code != 0 and f"{bad}: cannot read the NBC model" in err
     assert not out.parent.exists()

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from fxai.data.errors import DataError
 from fxai.data.fetch import sha256_of
 from fxai.files import temp_beside
 
@@ -42,7 +43,7 @@ FORMAT = 1
 EVERY_S = 10.0
 
 
-class RunFileError(ValueError):
+class RunFileError(DataError):
     """A run file that is not a complete, readable fxai run file (the message names it)."""
 
 
@@ -79,8 +80,8 @@ def _parse(path: Path, text: str) -> tuple[list[tuple[str, Any]], bool]:
         try:
             out.append((line, json.loads(line)))
         except ValueError:
-            raise RunFileError(f"{path}:{i + 1}: not a JSON line; delete the file and rerun "
-                               "its rule") from None
+            raise RunFileError(f"{path}:{i + 1}: not a JSON object; the run file is corrupt: "
+                               "delete it and rerun its rule") from None
     return out, cut
 
 
@@ -292,10 +293,10 @@ def _terminated(signum: int, frame: object) -> None:
 
 
 def load_input(load, path: str | Path, what: str):
-    """``load(path)``; any failure (missing, truncated or corrupt file) stops the command with
-    a message naming the file, before anything is written."""
+    """``load(path)``; any failure (missing, truncated or corrupt file) is a DataError naming
+    the file (the command exits non-zero before anything is written)."""
     try:
         return load(path)
     except Exception as err:
-        raise SystemExit(f"error: {path}: cannot read the {what} ({type(err).__name__}: {err}); "
-                         "rerun the rule that makes it") from err
+        raise DataError(f"{path}: cannot read the {what} ({type(err).__name__}: {err}); rerun "
+                        "the rule that makes it") from err

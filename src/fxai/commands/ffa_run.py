@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     table = load_input(pd.read_csv, args.data, "prepared table")
     if "target" not in table.columns:
-        raise SystemExit(f"error: {args.data}: no 'target' column (not a prepared table)")
+        raise SystemExit(f"{args.data}: no 'target' column (not a prepared table)")
     split = load_input(lambda p: json.loads(Path(p).read_text()), args.split, "split")
     row = pick_instance(split["test"], args.instance, args.seed)
     x = table.drop(columns="target").iloc[row].to_numpy()

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from fxai import verify
+from fxai.data.errors import DataError
 from fxai.files import write_atomic
 from fxai.models import load as load_model
 from fxai.runfile import load_input
@@ -47,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     record = load_input(lambda p: json.loads(Path(p).read_text()), args.run, "run record")
     if record.get("status") not in ("done", "timeout"):
-        raise SystemExit(f"error: {args.run}: status {record.get('status')!r} is not a finished "
-                         "run (written by an older fxai?); delete it and rerun ffa-run")
+        raise DataError(f"{args.run}: status {record.get('status')!r} is not a finished run "
+                        "(written by an older fxai?); delete it and rerun ffa-run")
     model = load_input(lambda p: load_model(p, n_features=len(record["x"])), args.model,
                        "model")
     check = check_record(record, model)
