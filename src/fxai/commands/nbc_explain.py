@@ -96,7 +96,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split file")
     p.add_argument("--model", required=True, help="NBC <ds>.joblib")
-    p.add_argument("--out", required=True, 
+    p.add_argument("--out", required=True,
                    help="run file runs/nbc/<ds>.jsonl (written via <out>.partial)")
     p.add_argument("--deltas", type=float, nargs="+", default=[0.98, 0.95, 0.93, 0.90])
     p.add_argument("--targets", type=int, nargs="+", default=[9, 7, 4])
