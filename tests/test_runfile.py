@@ -140,7 +140,7 @@ def test_readers_refuse_broken_run_files(tmp_path, model):
         run_records(out)
     lines = text.splitlines()
     out.write_text("\n".join([lines[0], lines[1], "{oops", lines[2]]) + "\n")
-    with pytest.raises(RunFileError, match="r.jsonl:3: not a JSON line"):
+    with pytest.raises(RunFileError, match="r.jsonl:3: not a JSON object"):
         run_records(out)
     out.write_text("\n".join([lines[0], lines[1], lines[1]]) + "\n")  # a duplicate, not 2
     with pytest.raises(RunFileError, match="incomplete"):
@@ -183,3 +183,21 @@ def test_header_is_one_json_line(tmp_path, model):
         pass
     (head,) = [json.loads(ln) for ln in out.read_text().splitlines()]
     assert head["fxai_run"] == 1 and head["instances"] == []
+
+
+@pytest.mark.parametrize("command", ["nbc-table", "xpg-table", "cross-table"])
+def test_tables_refuse_a_half_finished_run_file(tmp_path, model, fxai_cli, command):
+    run = tmp_path / "runs" / "toy.jsonl"
+    write_some(run, model, [1, 2, 3], 1)
+    partial_path(run).replace(run)  # a half-finished file where a complete one should be
+    meta = tmp_path / "toy.meta.json"
+    meta.write_text(json.dumps({"dataset": "toy", "n_features": 1, "accuracy_train": 1.0,
+                                "accuracy_test": 1.0, "n_nodes": 3, "depth": 1}))
+    tables = tmp_path / "tables"
+    args = {"nbc-table": ["--runs", run, "--models", meta, "--out-dir", tables],
+            "xpg-table": ["--family", "dt", "--runs", run, "--metas", meta, "--out-dir", tables,
+                          "--name", "t"],
+            "cross-table": [run, "--out-dir", tables]}[command]
+    code, err = fxai_cli(command, *args)
+    assert code != 0 and f"{run}: incomplete run file, 1 of 3 instances written" in err
+    assert not tables.exists() or not any(tables.iterdir())
