@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +60,6 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="results/bench")
     args = ap.parse_args(argv)
     rows = []
-    tmp = Path(tempfile.mkdtemp(prefix="ffa-bench-"))
     for name, X, y in datasets():
         tr, te = train_test_split(np.arange(len(y)), test_size=0.2, random_state=args.seed,
                                   stratify=y)
@@ -73,7 +71,7 @@ def main(argv=None) -> int:
             for m in METHODS:
                 rule = explain.SwitchRule(w=50, alpha=2.0, eps=1.0)
                 recs[m] = run_instance(oracles.for_model(model, x), m, args.time_limit,
-                                       tmp / f"{m}.jsonl", switch=rule)
+                                       switch=rule)
             done = [r for r in recs.values() if r["complete"]]
             if not done:
                 continue

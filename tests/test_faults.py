@@ -16,6 +16,7 @@ import yaml
 from fxai import models
 from fxai.cli import main
 from fxai.data.fetch import MIRROR_ENV, sha256_of
+from fxai.runfile import run_records
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = str(ROOT / "config/datasets.yaml")
@@ -193,7 +194,7 @@ def test_corrupt_models_stop_the_commands_that_read_them(tmp_path, capsys, stage
     bt = tmp_path / "bt.json"
     bt.write_text('{"learner": {"gradient_booster": ')
     record = tmp_path / "run.json"
-    record.write_text(json.dumps({"x": [0] * 6}))
+    record.write_text(json.dumps({"x": [0] * 6, "status": "done"}))
     code, err = fxai(capsys, "ffa-verify", "--run", record, "--model", bt, "--out",
                      tmp_path / "check.json")
     assert code == 1 and f"model file {bt} is not a valid XGBoost (JSON) model" in err
@@ -256,8 +257,7 @@ def test_end_to_end_tiny_workflow(tiny_run):
     workdir, r = tiny_run
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     res = workdir / "results/tiny"
-    records = [json.loads(line) for line in (res / "runs/nbc/mux6.jsonl").read_text().split("\n")
-               if line]
+    records = run_records(res / "runs/nbc/mux6.jsonl")
     assert sorted(len(r["x"]) for r in records) == [6] * 4
     assert all(r["status"] == "done" and r["axp_verified"] for r in records)
     table = (res / "tables/nbc_table7.csv").read_text()

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from fxai.cli import main
+from fxai.data.prepare import write_prepared
 from fxai.models import boosted
 
 
@@ -19,7 +20,9 @@ def tiny(tmp_path_factory):
     y = ((X[:, 0] + X[:, 1] > 3) ^ (X[:, 2] > 2)).astype(int)
     df = pd.DataFrame(X, columns=[f"f{i}" for i in range(5)])
     df["target"] = y
-    df.to_csv(d / "toy.csv", index=False)
+    feats = [{"name": f"f{i}", "type": "categorical", "values": [0, 1, 2, 3]} for i in range(5)]
+    write_prepared(df, {"name": "toy", "features": feats,
+                        "target": {"name": "target", "classes": [0, 1]}}, d)
     (d / "split.json").write_text(json.dumps({"train": list(range(160)),
                                               "test": list(range(160, 200))}))
     boosted.save(boosted.train(X[:160], y[:160], trees=6, depth=2), d / "model.json", {})
@@ -40,7 +43,7 @@ def test_three_methods_agree_and_verify(tiny, k):
         assert rec["dataset"] == "toy" and 160 <= rec["instance"] < 200
         check = verify_run(tiny, out)
         assert check["verified"] is True and check["n_checked"] == rec["n_axps"] + rec["n_cxps"]
-        assert len(out.with_suffix(".jsonl").read_text().splitlines()) == len(rec["events"])
+        assert not out.with_name(out.name + ".partial").exists()
         ffas.append(rec["ffa"])
     assert ffas[0] == ffas[1] == ffas[2]
 
@@ -65,15 +68,26 @@ def test_wrong_explanations_are_caught(tiny):
     assert check["failed_axps"] == [rec["axps"][1]] and check["failed_cxps"] == [rec["cxps"][1]]
 
 
-def test_bad_model_is_recorded_as_error(tiny):
-    out = tiny / "bad.json"
-    (tiny / "model.txt").write_text("not a model")
-    main(["ffa-run", "--model", str(tiny / "model.txt"), "--data", str(tiny / "toy.csv"),
-          "--split", str(tiny / "split.json"), "--instance", "0", "--method", "marco-a",
-          "--time-limit", "5", "--out", str(out)])
-    rec = json.loads(out.read_text())
-    assert rec["status"] == "error" and "unknown model format" in rec["error"]
-    assert verify_run(tiny, out)["verified"] is None
+@pytest.mark.parametrize("name, text", [("cut.json", '{"learner": {"gradient_booster"'),
+                                        ("absent.json", None)])
+def test_bad_model_exits_nonzero_naming_it(tiny, fxai_cli, name, text):
+    out = tiny / "bad" / "0.json"
+    if text is not None:
+        (tiny / name).write_text(text)
+    code, err = fxai_cli("ffa-run", "--model", tiny / name, "--data", tiny / "toy.csv",
+                         "--split", tiny / "split.json", "--instance", "0", "--method",
+                         "marco-a", "--time-limit", "5", "--out", out)
+    assert code != 0 and f"model file {tiny / name} " in err
+    assert not out.parent.exists()  # nothing written, not even a partial
+
+
+def test_nothing_checked_is_not_verified(tiny):
+    rec = {"dataset": "toy", "method": "marco-a", "instance": 160, "k": 0, "x": [0.0] * 5,
+           "axps": [], "cxps": [], "status": "timeout", "complete": False}
+    empty = tiny / "empty.json"
+    empty.write_text(json.dumps(rec))
+    check = verify_run(tiny, empty)
+    assert check["verified"] is None and check["n_checked"] == 0
 
 
 def test_decision_tree_runs_and_verifies(tiny):

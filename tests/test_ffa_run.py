@@ -1,6 +1,5 @@
 """Anytime FFA runs end to end on tiny brute-force models: all three methods agree."""
 
-import json
 import time
 
 import numpy as np
@@ -37,26 +36,26 @@ class SlowOracle(BruteForceOracle):
 
 
 @pytest.mark.parametrize("seed", [1, 7, 42])
-def test_three_methods_give_the_same_exact_ffa(tmp_path, seed):
+def test_three_methods_give_the_same_exact_ffa(seed):
     model = table_model(seed)
     truth = explain.ffa_from_axps(sorted(all_axps(BruteForceOracle(*model))))
     for method in ("marco-a", "marco-c", "marco-s"):
-        path = tmp_path / f"{method}.jsonl"
-        rec = run_instance(BruteForceOracle(*model), method, 60, path,
-                           switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5))
+        lines = []
+        rec = run_instance(BruteForceOracle(*model), method, 60,
+                           switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5),
+                           on_event=lines.append)
         assert rec["status"] == "done" and rec["complete"]
         assert {int(f): v for f, v in rec["ffa"].items()} == pytest.approx(truth)
-        lines = [json.loads(s) for s in path.read_text().splitlines()]
         assert lines == rec["events"]
         assert [e[2] for e in lines if e[1] == "axp"] == rec["axps"]
 
 
 @pytest.mark.parametrize("method", ["marco-a", "marco-c", "marco-s"])
-def test_unit_cxp_prepass_keeps_the_exact_sets(tmp_path, method):
+def test_unit_cxp_prepass_keeps_the_exact_sets(method):
     for seed in (2, 8, 13):
         model = table_model(seed)
         o = BruteForceOracle(*model)
-        rec = run_instance(BruteForceOracle(*model), method, 60, tmp_path / "e.jsonl",
+        rec = run_instance(BruteForceOracle(*model), method, 60,
                            switch=explain.SwitchRule(w=2, alpha=1.0, eps=0.5), unit_cxps=True)
         assert rec["complete"] and {tuple(a) for a in rec["axps"]} == all_axps(o)
         assert {tuple(c) for c in rec["cxps"]} == all_cxps(o)
@@ -64,10 +63,10 @@ def test_unit_cxp_prepass_keeps_the_exact_sets(tmp_path, method):
         assert [tuple(e[2]) for e in rec["events"][: len(units)]] == units
 
 
-def test_timed_out_run_still_yields_its_curve(tmp_path):
+def test_timed_out_run_still_yields_its_curve():
     model = table_model(11, n=6)
-    full = run_instance(BruteForceOracle(*model), "marco-a", 60, tmp_path / "a.jsonl")
-    cut = run_instance(SlowOracle(*model), "marco-c", 0.15, tmp_path / "c.jsonl", clock="wall")
+    full = run_instance(BruteForceOracle(*model), "marco-a", 60)
+    cut = run_instance(SlowOracle(*model), "marco-c", 0.15, clock="wall")
     assert full["complete"] and not cut["complete"] and cut["status"] == "timeout"
     assert cut["ffa"] is None and cut["events"]
     exact = explain.ffa_from_axps(full["axps"])
@@ -87,7 +86,7 @@ def test_pick_instance_is_a_seeded_permutation():
         pick_instance(ids, 40, seed=3)
 
 
-def test_unknown_method_is_rejected(tmp_path):
+def test_unknown_method_is_rejected():
     with pytest.raises(ValueError, match="method"):
-        run_instance(BruteForceOracle(*table_model(1)), "marco-x", 1, tmp_path / "e.jsonl")
+        run_instance(BruteForceOracle(*table_model(1)), "marco-x", 1)
 

@@ -8,6 +8,7 @@ import pytest
 
 from fxai.cli import main
 from fxai.data.prepare import write_prepared
+from fxai.runfile import run_records
 
 
 @pytest.fixture
@@ -44,13 +45,15 @@ def test_train_explain_resume_table(prepared, tmp_path):
     args = ["nbc-explain", "--data", str(csv), "--split", str(split), "--model", str(model),
             "--out", str(runs), "--seed", "1", "--targets", "9", "4"]
     assert main(args + ["--instances", "10"]) == 0
+    first = runs.read_text().splitlines()[1:]
     partial = runs.with_name(runs.name + ".partial")
     runs.replace(partial)  # as if killed after 10 instances, in the middle of a line
     with partial.open("a") as fh:
         fh.write('{"dataset": "toy", "inst')
-    assert main(args + ["--instances", "25"]) == 0
+    assert main(args + ["--instances", "25"]) == 0  # more instances: the same settings
     assert not partial.exists()
-    recs = [json.loads(ln) for ln in runs.read_text().splitlines()]
+    assert runs.read_text().splitlines()[1:11] == first  # kept, not recomputed
+    recs = run_records(runs)
     assert len(recs) == 25 and len({r["instance"] for r in recs}) == 25
     for r in recs:
         assert r["status"] == "done" and r["verified"] is True
@@ -66,3 +69,14 @@ def test_train_explain_resume_table(prepared, tmp_path):
     ours = t[t["dataset"] == "toy"]
     assert len(ours) == 8 and (ours["verified_pct"] == 100).all()
     assert (out / "nbc_table7.md").exists() and (out / "nbc_table7_datasets.tex").exists()
+
+
+def test_a_corrupt_model_exits_nonzero_naming_it(prepared, tmp_path, fxai_cli):
+    csv, split = prepared
+    bad = tmp_path / "bad.joblib"
+    bad.write_bytes(b"\x80\x04 not a joblib file")
+    out = tmp_path / "runs" / "toy.jsonl"
+    code, err = fxai_cli("nbc-explain", "--data", csv, "--split", split, "--model", bad,
+                         "--out", out)
+    assert code != 0 and f"{bad}: cannot read the NBC model" in err
+    assert not out.parent.exists()

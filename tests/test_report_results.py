@@ -133,3 +133,32 @@ def test_tables_and_missing_folder(res: Results, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert Results(empty).runs().empty and Results(empty).records("nbc") == []
+
+
+def test_run_files_with_header_and_partials_of_running_jobs(tmp_path: Path) -> None:
+    from fxai.runfile import RunWriter, partial_path
+
+    root = tmp_path / "results" / "p"
+    model = tmp_path / "model.bin"
+    model.write_bytes(b"m")
+    out = root / "runs" / "xpg" / "dt_toy.jsonl"
+    rec = {"dataset": "toy", "model": "dt", "status": "done", "verified": True}
+    with RunWriter(out, "test", {}, {"model": model}, [1, 2]) as run:
+        for i in run.todo:
+            run.write(rec | {"instance": i})
+    running = root / "runs" / "xpg" / "dt_big.jsonl"
+    with pytest.raises(KeyboardInterrupt), RunWriter(running, "test", {}, {"model": model},
+                                                     [1, 2, 3]) as run:
+        run.write(rec | {"instance": 1})
+        raise KeyboardInterrupt
+    assert [r["instance"] for r in read_records(out)] == [1, 2]  # header skipped
+    res = Results(root)
+    runs = res.runs()
+    complete = dict(zip(runs["file"], runs["complete"].tolist(), strict=True))
+    part = str(partial_path(running).relative_to(root))
+    assert complete == {"runs/xpg/dt_toy.jsonl": True, part: False}
+    assert runs.set_index("file").loc[part, "records"] == 1
+    assert [r["instance"] for r in res.records("xpg")] == [1, 2]  # finished files only
+    out.write_text("\n".join(out.read_text().splitlines()[:2]) + "\n")  # one record lost
+    runs = Results(root).runs()
+    assert runs.set_index("file")["complete"].tolist() == [False, False]

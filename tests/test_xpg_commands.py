@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
@@ -12,6 +13,7 @@ from fxai.cli import main
 from fxai.commands.xpg_explain import select_instances
 from fxai.commands.xpg_table import build
 from fxai.data.prepare import write_prepared as fxai_write_prepared
+from fxai.runfile import run_records
 
 
 def write_prepared(root, ds, X, y, types):
@@ -60,10 +62,13 @@ def test_train_explain_table(tmp_path, family):
     args = ["xpg-explain", "--family", family, "--dataset", "toy", "--model", str(model),
             "--prepared", str(prep), "--out", str(run)]
     assert main(args + ["--max-instances", "20"]) == 0
-    recs = [json.loads(line) for line in run.read_text().splitlines()]
+    recs = run_records(run)
     assert len(recs) == 20 and all(r["status"] == "done" and r["verified"] for r in recs)
-    assert main(args) == 0  # resumes: only the missing instances are added
-    recs = [json.loads(line) for line in run.read_text().splitlines()]
+    assert all(r["checked"] == len(r["axps"]) + len(r["cxps"]) > 0 for r in recs)
+    first = run.read_text().splitlines()[1:]
+    assert main(args) == 0  # extends: only the missing instances are added
+    assert run.read_text().splitlines()[1:21] == first
+    recs = run_records(run)
     n_distinct = len(np.unique(X, axis=0))
     assert len(recs) == n_distinct == len({r["instance"] for r in recs})
     assert all(r["verified"] for r in recs)
@@ -74,6 +79,32 @@ def test_train_explain_table(tmp_path, family):
     assert cpu["time_clock"] == "cpu" and cpu["time_avg_s"] <= row["time_max_s"] + 0.01
     assert row["axp_min"] >= 1 and row["xps_avg"] == pytest.approx(
         np.mean([len(r["axps"]) + len(r["cxps"]) for r in recs]), abs=0.01)
+
+
+def test_no_time_is_not_verified_and_incomplete_runs_are_refused(tmp_path):
+    X = np.array([[int(b) for b in f"{k:06b}"] for k in range(64)])
+    y = np.array([x[2 + 2 * x[0] + x[1]] for x in X])  # mux6
+    prep, models = tmp_path / "prepared", tmp_path / "models"
+    write_prepared(prep, "toy", X, y, ["binary"] * 6)
+    assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+    run = tmp_path / "run.jsonl"
+    assert main(["xpg-explain", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                 "--model", str(models / "toy.joblib"), "--out", str(run), "--time-limit", "1e-9",
+                 "--max-instances", "5"]) == 0
+    recs = run_records(run)
+    assert len(recs) == 5
+    for r in recs:  # nothing found, nothing checked: not "verified", and says it timed out
+        assert r["status"] == "timeout" and r["checked"] == 0 and r["verified"] is None
+    meta = str(models / "toy.meta.json")
+    assert build([str(run)], [meta], "dt", None).iloc[0]["verified_pct"] == 0.0
+    lines = run.read_text().splitlines()
+    run.write_text("\n".join(lines[:-2]) + "\n")  # two instances short of its plan
+    with pytest.raises(ValueError, match=r"run.jsonl: incomplete run file, 3 of 5 instances"):
+        build([str(run)], [meta], "dt", None)
+    run.write_text("\n".join(lines[1:]) + "\n")  # no header: cannot tell, refused
+    with pytest.raises(ValueError, match="run.jsonl: no 'fxai_run' header"):
+        build([str(run)], [meta], "dt", None)
 
 
 def test_select_instances_follows_the_paper():
@@ -93,3 +124,63 @@ def test_obdd_rejects_non_binary_features(tmp_path):
     with pytest.raises(SystemExit, match="binary features"):
         main(["xpg-train", "--family", "obdd", "--dataset", "tri", "--prepared", str(prep),
               "--split", str(prep / "tri.split.json"), "--out-dir", str(tmp_path / "m")])
+
+
+@pytest.fixture
+def mux6_dt(tmp_path):
+    X = np.array([[int(b) for b in f"{k:06b}"] for k in range(64)] * 2)
+    y = np.array([x[2 + 2 * x[0] + x[1]] for x in X])
+    prep, models = tmp_path / "prepared", tmp_path / "models"
+    write_prepared(prep, "toy", X, y, ["binary"] * 6)
+    assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+    return prep, models / "toy.joblib"
+
+
+def explain_args(cmd, prep, model, out):
+    if cmd == "xpg-explain":
+        return ["xpg-explain", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                "--model", str(model), "--out", str(out)]
+    return ["cross-run", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+            "--model", str(model), "--split", str(prep / "toy.split.json"), "--out", str(out),
+            "--instances", "6", "--time-limit", "5"]
+
+
+@pytest.mark.parametrize("cmd", ["xpg-explain", "cross-run"])
+def test_a_bad_model_exits_nonzero_naming_it_and_writes_nothing(mux6_dt, tmp_path, fxai_cli,
+                                                                cmd):
+    prep, model = mux6_dt
+    bad = tmp_path / "bad.joblib"
+    bad.write_bytes(model.read_bytes()[:100])  # truncated
+    out = tmp_path / "runs" / "r.jsonl"
+    code, err = fxai_cli(*explain_args(cmd, prep, bad, out))
+    assert code != 0 and f"{bad}: cannot read the" in err and "model" in err
+    assert not out.parent.exists()
+
+
+@pytest.mark.parametrize("cmd, target", [("xpg-explain", "fxai.commands.xpg_explain.explain_row"),
+                                         ("cross-run", "fxai.commands.cross_run.explain_instance")])
+def test_a_failure_mid_run_is_raised_not_recorded_and_the_rerun_resumes(
+        mux6_dt, tmp_path, monkeypatch, cmd, target):
+    prep, model = mux6_dt
+    out = tmp_path / "r.jsonl"
+    module, name = target.rsplit(".", 1)
+    real, calls = getattr(importlib.import_module(module), name), []
+
+    def failing(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("simulated")
+        return real(*args, **kw)
+
+    monkeypatch.setattr(target, failing)
+    with pytest.raises(MemoryError):  # the CLI exits non-zero; no "status: error" record
+        main(explain_args(cmd, prep, model, out))
+    part = tmp_path / "r.jsonl.partial"
+    assert not out.exists() and len(part.read_text().splitlines()) == 3  # header + 2
+    kept = part.read_text().splitlines()[1:]
+    monkeypatch.setattr(target, real)
+    assert main(explain_args(cmd, prep, model, out)) == 0
+    assert out.read_text().splitlines()[1:3] == kept
+    recs = run_records(out)
+    assert all(r["status"] == "done" and r["verified"] is True for r in recs)

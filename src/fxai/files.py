@@ -1,50 +1,36 @@
-"""Writing files atomically: a reader (or a killed job) never sees a half-written file."""
+"""Writing files atomically: a reader (or a killed job) never sees a half-written file.
+
+Every file is created with the process umask (``0644`` under the usual ``022``), so group
+members on a shared cluster can read results.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+
+def temp_beside(path: str | Path, mode: str = "w") -> tuple[IO, Path]:
+    """A new temporary file (opened with ``mode``) in ``path``'s folder and its path; the
+    caller writes it and renames it onto ``path`` with :func:`os.replace`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    return open(tmp, mode.replace("w", "x")), tmp  # "x": never clobbers, mode from the umask
 
 
 def write_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, then rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    f, tmp = temp_beside(path)
     try:
-        with os.fdopen(fd, "w") as f:
+        with f:
             f.write(text)
         os.replace(tmp, path)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def read_jsonl(path: str | Path) -> list[dict]:
-    """The objects of a complete JSON Lines file (a run file); DataError naming the file and line
-    when one does not parse (a complete file is renamed into place whole, so a bad line means
-    it was corrupted or cut afterwards)."""
-    from fxai.data.errors import DataError
-
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"run file {path} does not exist; run the rule that writes it.")
-    out = []
-    for i, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise DataError(f"{path}:{i}: not a JSON object ({e.msg}); the run file is corrupt "
-                            "or cut short: delete it and rerun the rule that writes it.") from None
-        if not isinstance(rec, dict):
-            raise DataError(f"{path}:{i}: not a JSON object; delete the file and rerun its rule.")
-        out.append(rec)
-    return out
+        tmp.unlink(missing_ok=True)
 
 
 def read_json(path: str | Path, what: str = "JSON file") -> Any:

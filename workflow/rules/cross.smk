@@ -43,8 +43,7 @@ rule cross_run:
         "{DATA_FXAI} cross-run --dataset {wildcards.ds}"
         " --family {wildcards.family} --model {input.model} --split {input.split}"
         " --instances {params.instances} --time-limit {params.time_limit}"
-        " --delta {params.delta} --seed {params.seed} --out {output}.partial > {log} 2>&1"
-        " && mv {output}.partial {output}"
+        " --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule cross_table:

@@ -2,13 +2,12 @@
 
 Goes beyond the papers: the same generic algorithms run on any model family whose oracle
 supplies the question they need (ApproxPAXp only where the oracle counts). One JSON line
-per explained instance, appended as it finishes, so a killed run resumes.
+per explained instance, through :class:`fxai.runfile.RunWriter`, so a killed run resumes.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from fxai.data.split import pick_instance
 from fxai.explain.paxp import approx_paxp
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
+from fxai.runfile import RunWriter, load_input
 
 LOG = logging.getLogger("fxai.cross_run")
 TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
@@ -91,13 +91,19 @@ def explain_instance(o: Oracle, time_limit: float, delta: float) -> dict:
     return res
 
 
-def verify_record(res: dict, model, x, domains) -> bool:
-    """Every AXp and CXp any algorithm reported, checked by the family's own checker."""
+def explained(res: dict) -> tuple[list[tuple], list[tuple]]:
+    """The distinct AXps and CXps any algorithm reported for one instance."""
     axps = {tuple(res["axp"]["features"])} | {tuple(a) for n in TARGETS for a in res[n]["axps"]}
     cxps = {tuple(c) for n in TARGETS for c in res[n]["cxps"]}
     if res["cxp"]["features"] is not None:
         cxps.add(tuple(res["cxp"]["features"]))
-    ok_a, ok_c = verify.check_all(model, x, sorted(axps), sorted(cxps), domains)
+    return sorted(axps), sorted(cxps)
+
+
+def verify_record(res: dict, model, x, domains) -> bool:
+    """Every AXp and CXp any algorithm reported, checked by the family's own checker."""
+    axps, cxps = explained(res)
+    ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains)
     ok = all(ok_a) and all(ok_c)
     if "approx_paxp" in res:  # a subset of the instance's AXp (Algorithm 1 starts there)
         ok = ok and set(res["approx_paxp"]["features"]) <= set(res["axp"]["features"])
@@ -106,37 +112,29 @@ def verify_record(res: dict, model, x, domains) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    data = load(args.dataset, args.prepared)
-    model = load_model(args.model, data.n_features)
+    data = load_input(lambda p: load(args.dataset, p), args.prepared,
+                      f"prepared table of {args.dataset}")
+    model = load_input(lambda p: load_model(p, data.n_features), args.model, "model")
     doms = finite_domains(data.domains)
-    _, test = load_split(args.split)
+    _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = set()
-    if out.exists():
-        done = {json.loads(line)["instance"] for line in out.read_text().splitlines() if line}
-    with out.open("a") as fh:
-        for k, row in enumerate(rows):
-            if row in done:
-                continue
+    settings = {"dataset": args.dataset, "family": args.family, "time_limit": args.time_limit,
+                "delta": args.delta}
+    inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model}
+    with RunWriter(args.out, "cross-run", settings, inputs, rows,
+                   f"cross {args.family} {args.dataset}", log=LOG) as run:
+        for row in run.todo:
             x = [v.item() for v in data.X[row]]
             rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x}
             t0 = time.perf_counter()
-            try:
-                o = oracles.for_model(model, x, domains=doms)
-                rec["prediction"] = np.asarray(o.prediction).item()
-                rec["results"] = explain_instance(o, args.time_limit, args.delta)
-                rec["verified"] = verify_record(rec["results"], model, x, doms)
-                complete = all(rec["results"][n]["complete"] for n in TARGETS)
-                rec["status"] = "done" if complete else "timeout"
-            except Exception as err:  # recorded; the next instance still runs
-                LOG.exception("instance %d failed", row)
-                rec |= {"status": "error", "error": f"{type(err).__name__}: {err}",
-                        "verified": None}
+            o = oracles.for_model(model, x, domains=doms)
+            rec["prediction"] = np.asarray(o.prediction).item()
+            rec["results"] = explain_instance(o, args.time_limit, args.delta)
+            rec["verified"] = verify_record(rec["results"], model, x, doms)
+            complete = all(rec["results"][n]["complete"] for n in TARGETS)
+            rec["status"] = "done" if complete else "timeout"
             rec["time_s"] = time.perf_counter() - t0
-            fh.write(json.dumps(rec) + "\n")
-            fh.flush()
-            LOG.info("%s/%s: instance %d/%d (row %d) %s, verified=%s", args.family,
-                     args.dataset, k + 1, len(rows), row, rec["status"], rec.get("verified"))
+            run.write(rec, explanations=len(explained(rec["results"])[0]))
+            LOG.info("%s/%s: row %d %s, verified=%s", args.family, args.dataset, row,
+                     rec["status"], rec["verified"])
     return 0

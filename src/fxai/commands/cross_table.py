@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from fxai.commands.cross_run import TARGETS
-from fxai.files import read_jsonl
 from fxai.report.tables import write_table
+from fxai.runfile import run_records
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,7 +51,7 @@ def summarise(records: list[dict]) -> dict:
 def run(args: argparse.Namespace) -> int:
     rows = []
     for path in args.runs:
-        records = read_jsonl(path)
+        records = run_records(path)
         if records:
             rows.append(summarise(records))
     table = pd.DataFrame(rows).round(3)

@@ -2,9 +2,12 @@
 
 The instance is the K-th row id of a seeded permutation of the split's test rows (so the
 first N runs of a dataset are N distinct random test instances whatever N is). Events are
-appended and flushed to ``<out>.jsonl`` (stem of ``--out``) as they are found; the final
-run record is written to ``--out`` (JSON) at the end. The explanations are checked
-afterwards by ``fxai ffa-verify`` (its own job, so that re-checking never re-enumerates).
+appended and flushed to ``<out>.partial`` (a :mod:`fxai.runfile` header line, then one event
+a line) as they are found; the run record is written atomically to ``--out`` (JSON) at the
+end and the partial removed. A killed run restarts from zero (its event times would not be
+comparable otherwise); an input that cannot be read stops it with a non-zero exit. The
+explanations are checked afterwards by ``fxai ffa-verify`` (its own job, so that re-checking
+never re-enumerates).
 """
 
 from __future__ import annotations
@@ -13,19 +16,20 @@ import argparse
 import json
 import logging
 import time
-import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from fxai import explain, oracles
 from fxai.cli import count, nonnegative, positive, positive_int
+from fxai.data.prepared import load, load_split
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
 from fxai.files import write_atomic
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
+from fxai.runfile import Partial, Progress, make_header
 
 LOG = logging.getLogger("fxai.ffa_run")
 METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
@@ -39,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="K: explain the K-th row of the seeded permutation of the test rows")
     p.add_argument("--method", choices=sorted(METHODS), required=True)
     p.add_argument("--time-limit", type=positive, required=True, help="seconds (per instance)")
-    p.add_argument("--out", required=True, help="run record (JSON); events go to <stem>.jsonl")
+    p.add_argument("--out", required=True, help="run record (JSON); events stream to <out>.partial")
     p.add_argument("--seed", type=count, default=0, help="seed of the instance permutation")
     p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                    help="time stamps: process CPU time (as the reference code) or wall clock")
@@ -51,10 +55,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="test every feature alone as a CXp first (the reference --unit-mcs)")
 
 
-def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: Path,
-                 clock: str = "cpu", switch: explain.SwitchRule | None = None,
-                 unit_cxps: bool = False) -> dict:
-    """Enumerate with ``method``; stream events to ``events_path``; return the result fields."""
+def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = "cpu",
+                 switch: explain.SwitchRule | None = None, unit_cxps: bool = False,
+                 on_event: Callable[[list], None] | None = None) -> dict:
+    """Enumerate with ``method``, passing each event ``[t, kind, features]`` to ``on_event``
+    as it is found; return the result fields."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
     # prime the oracle outside the clock (compilation, caches), as the reference code does
@@ -66,16 +71,11 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
     events = []
     clk = CLOCKS[clock]
     start, start_wall = clk(), time.perf_counter()
-    events_path.parent.mkdir(parents=True, exist_ok=True)
-    with events_path.open("w") as fh:
-        for ev in m:
-            row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
-            events.append(row)
-            fh.write(json.dumps(row) + "\n")
-            fh.flush()
-            if len(events) % 500 == 0:
-                LOG.info("%s: %d events, %d AXps, t=%.1fs", method, len(events),
-                         len(m.axps), ev.t)
+    for ev in m:
+        row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
+        events.append(row)
+        if on_event is not None:
+            on_event(row)
     elapsed, wall = clk() - start, time.perf_counter() - start_wall
     axps = [list(a) for a in m.axps]
     cxps = [list(c) for c in m.cxps]
@@ -103,29 +103,41 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, events_path: 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    table = pd.read_csv(args.data)
-    if "target" not in table.columns:
-        raise SystemExit(f"{args.data}: no 'target' column (not a prepared table)")
-    split = json.loads(Path(args.split).read_text())
-    row = pick_instance(split["test"], args.instance, args.seed)
-    x = table.drop(columns="target").iloc[row].to_numpy()
+    data_path = Path(args.data)
+    data = load(data_path.stem, data_path.parent)  # checked against its recorded checksum
+    _, test = load_split(args.split)
+    row = pick_instance(test, args.instance, args.seed)
+    x = data.X[row]
+    model = load_model(args.model, n_features=len(x))
     record = {"dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
               "k": args.instance, "x": x.tolist()}
-    try:
-        model = load_model(args.model, n_features=len(x))
-        o = oracles.for_model(model, x)
-        record["prediction"] = np.asarray(o.prediction).item()
-        rule = explain.SwitchRule(w=args.window, alpha=args.alpha, eps=args.eps,
-                                  variant=args.switch_variant)
-        LOG.info("%s row %d (k=%d) %s, %d candidate features, limit %.0fs", record["dataset"],
-                 row, args.instance, args.method, len(o.features), args.time_limit)
-        record |= run_instance(o, args.method, args.time_limit, out.with_suffix(".jsonl"),
-                               args.clock, rule, args.unit_cxps)
-    except Exception as err:  # recorded, so aggregation can count and report failures
-        LOG.error("run failed: %s", traceback.format_exc())
-        record |= {"method": args.method, "status": "error", "error": repr(err), "time_s": None}
+    o = oracles.for_model(model, x)
+    record["prediction"] = np.asarray(o.prediction).item()
+    rule = explain.SwitchRule(w=args.window, alpha=args.alpha, eps=args.eps,
+                              variant=args.switch_variant)
+    settings = {"instance": args.instance, "seed": args.seed, "method": args.method,
+                "time_limit": args.time_limit, "clock": args.clock, "unit_cxps": args.unit_cxps,
+                "switch": [args.window, args.alpha, args.eps, args.switch_variant]}
+    events = Partial(out, make_header("ffa-run", settings, {"model": args.model,
+                                                            "data": args.data}))
+    if events.path.exists():  # MARCO cannot pick up where it stopped without skewing its times
+        LOG.warning("%s: discarded: an interrupted anytime run restarts from zero", events.path)
+    events.open([])
+    label = f"ffa {record['dataset']} {args.method} k={args.instance}"
+    LOG.info("%s: row %d, %d candidate features, limit %.0fs", label, row, len(o.features),
+             args.time_limit)
+    with Progress(label, unit="AXps") as progress:
+
+        def on_event(ev: list) -> None:
+            events.append(ev)
+            progress.done += ev[1] == "axp"
+            progress.explanations += 1
+
+        record |= run_instance(o, args.method, args.time_limit, args.clock, rule,
+                               args.unit_cxps, on_event)
+    events.close()
     write_atomic(out, json.dumps(record) + "\n")
-    LOG.info("%s: %s, %s AXps, %s CXps, time %.2fs", args.method, record["status"],
-             record.get("n_axps"), record.get("n_cxps"), record.get("time_s") or 0.0)
+    events.path.unlink()
+    LOG.info("%s: %s, %s AXps, %s CXps, time %.2fs", label, record["status"],
+             record["n_axps"], record["n_cxps"], record["time_s"])
     return 0

@@ -9,6 +9,7 @@ import logging
 import time
 
 from fxai import verify
+from fxai.data.errors import DataError
 from fxai.files import read_json, write_atomic
 from fxai.models import load as load_model
 
@@ -22,17 +23,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def check_record(record: dict, model) -> dict:
-    """The check fields of one run record: verified (None for a failed run), counts, time."""
+    """The check fields of one run record: verified (None when there was nothing to check),
+    counts, time."""
     out = {k: record.get(k) for k in ("dataset", "method", "instance", "k")}
-    if record.get("status") == "error":
-        return out | {"verified": None, "n_checked": 0, "failed_axps": [], "failed_cxps": []}
     axps, cxps = record["axps"], record["cxps"]
     start, start_wall = time.process_time(), time.perf_counter()
     ok_a, ok_c = verify.check_all(model, record["x"], axps, cxps)
     bad_a = [a for a, ok in zip(axps, ok_a, strict=True) if not ok]
     bad_c = [c for c, ok in zip(cxps, ok_c, strict=True) if not ok]
     return out | {
-        "verified": not bad_a and not bad_c,
+        "verified": not bad_a and not bad_c if axps or cxps else None,
         "n_checked": len(axps) + len(cxps),
         "failed_axps": bad_a[:20],
         "failed_cxps": bad_c[:20],
@@ -45,6 +45,9 @@ def check_record(record: dict, model) -> dict:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     record = read_json(args.run, "run record")
+    if record.get("status") not in ("done", "timeout"):
+        raise DataError(f"{args.run}: status {record.get('status')!r} is not a finished run "
+                        "(written by an older fxai?); delete it and rerun ffa-run")
     model = load_model(args.model, n_features=len(record["x"]))
     check = check_record(record, model)
     write_atomic(args.out, json.dumps(check) + "\n")

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -15,6 +13,7 @@ from fxai.commands.nbc_train import read_prepared, read_split
 from fxai.explain.paxp import approx_paxp
 from fxai.models import nbc
 from fxai.oracles.nbc import NBCOracle
+from fxai.runfile import RunWriter, load_input
 from fxai.verify.nbc import PrecisionChecker, check_approx_paxp, check_axp
 
 log = logging.getLogger("fxai.nbc")
@@ -94,18 +93,12 @@ def explain_instance(model, ds: str, row: int, x, deltas, targets, decimals: int
     }
 
 
-def done_instances(path: Path) -> set[int]:
-    """Row ids already written (a killed run resumes after them)."""
-    if not path.exists():
-        return set()
-    return {int(json.loads(ln)["instance"]) for ln in path.read_text().splitlines()}
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split file")
     p.add_argument("--model", required=True, help="NBC <ds>.joblib")
-    p.add_argument("--out", required=True, help="run file runs/nbc/<ds>.jsonl (appended)")
+    p.add_argument("--out", required=True,
+                   help="run file runs/nbc/<ds>.jsonl (written via <out>.partial)")
     p.add_argument("--deltas", type=probability, nargs="+", default=[0.98, 0.95, 0.93, 0.90])
     p.add_argument("--targets", type=positive_int, nargs="+", default=[9, 7, 4])
     p.add_argument("--decimals", type=count, default=3)
@@ -116,42 +109,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    X, _, _, name = read_prepared(args.data)
-    _, test_ids = read_split(args.split)
-    model = nbc.load(args.model)
+    X, _, _, name = load_input(read_prepared, args.data, "prepared table")
+    _, test_ids = load_input(read_split, args.split, "split")
+    model = load_input(nbc.load, args.model, "NBC model")
     rows = pick_instances(test_ids, args.instances, args.seed)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # work in <out>.partial (kept by snakemake when the job is killed), renamed when done;
-    # a line cut by a kill is dropped before appending
-    work = out.with_name(out.name + ".partial")
-    if work.exists():
-        good = [ln for ln in work.read_text().splitlines() if _parses(ln)]
-        work.write_text("".join(ln + "\n" for ln in good))
-    done = done_instances(work)
-    todo = [r for r in rows if r not in done]
-    log.info("%s: %d instances, %d already done", name, len(rows), len(rows) - len(todo))
-    with work.open("a") as fh:
-        for k, row in enumerate(todo, 1):
-            try:
-                rec = explain_instance(model, name, row, X[row], args.deltas,
-                                       args.targets, args.decimals)
-            except Exception as err:  # recorded, the run goes on
-                log.exception("instance %d failed", row)
-                rec = {"dataset": name, "model": "nbc", "instance": int(row),
-                       "x": [int(v) for v in X[row]], "status": "error", "error": repr(err),
-                       "time_s": None, "verified": None}
-            fh.write(json.dumps(rec) + "\n")
-            fh.flush()
-            if k % 25 == 0 or k == len(todo):
-                log.info("%s: %d/%d instances", name, k, len(todo))
-    work.replace(out)
+    settings = {"deltas": args.deltas, "targets": args.targets, "decimals": args.decimals}
+    inputs = {"data": args.data, "model": args.model}
+    with RunWriter(args.out, "nbc-explain", settings, inputs, rows, f"nbc {name}") as run:
+        for row in run.todo:
+            rec = explain_instance(model, name, row, X[row], args.deltas, args.targets,
+                                   args.decimals)
+            run.write(rec, explanations=1 + len(rec["approx_paxp"]))
     return 0
-
-
-def _parses(line: str) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True

@@ -9,15 +9,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fxai.files import read_jsonl
 from fxai.report.tables import write_table
+from fxai.runfile import run_records
 
 CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real-valued "
            "model, exact count), W% and time (s, over trimmed instances)")
-
-
-def read_runs(path: str | Path) -> list[dict]:
-    return read_jsonl(path)
 
 
 def _mean_sd(values) -> tuple[float, float]:
@@ -91,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     heads, rows = [], []
     for run_path, meta_path in zip(args.runs, args.models, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        h, r = aggregate(meta["dataset"], read_runs(run_path), meta)
+        h, r = aggregate(meta["dataset"], run_records(run_path), meta)
         heads.append(h)
         rows.extend(r)
     out = Path(args.out_dir)

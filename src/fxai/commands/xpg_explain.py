@@ -1,28 +1,30 @@
 """Enumerate all AXps and CXps (MARCO over the XpG) for the instances of a DT or OBDD.
 
 Instances follow the XpG paper: the dataset's distinct rows, a seeded random 30 % of
-them when there are more than 1000. One JSON line per instance is appended and flushed
-(a rerun skips the instances already written); every explanation set is checked by
+them when there are more than 1000. One JSON line per instance goes to the run file through
+:class:`fxai.runfile.RunWriter` (a killed run resumes); every explanation set is checked by
 :mod:`fxai.verify.xpg`, which shares no code with the XpG.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import logging
 import time
 from pathlib import Path
 
-import joblib
 import numpy as np
 
 from fxai.cli import count, positive, positive_int, share
 from fxai.data.prepared import finite_domains, load
 from fxai.explain.marco import Marco
+from fxai.models import load as load_model
 from fxai.models.dtree import from_sklearn
-from fxai.models.obdd import OBDD
 from fxai.oracles.xpg import XpGOracle
+from fxai.runfile import RunWriter, load_input
 from fxai.verify.xpg import BDDChecker, TreeChecker, check
+
+LOG = logging.getLogger("fxai.xpg")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,76 +55,69 @@ def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: in
     return [int(i) for i in ids]
 
 
-def _done_ids(path: Path) -> set[int]:
-    if not path.exists():
-        return set()
-    ids = set()
-    for line in path.read_text().splitlines():
-        if line.strip():
-            ids.add(int(json.loads(line)["instance"]))
-    return ids
+def _load_graph(family: str, path: str, data, doms):
+    """``(model, graph)``: the sklearn tree and its XpG, or the OBDD and its XpG."""
+    model = load_model(path, data.n_features, family=family)
+    if family == "dt":
+        return model, from_sklearn(model, domains=doms)
+    return model, model.to_graph()
+
+
+def explain_row(family: str, model, graph, doms, x: list, time_limit: float) -> dict:
+    """All AXps and CXps of one instance (MARCO over the XpG) and their independent check.
+
+    ``verified`` is None when nothing was found to check (e.g. a time limit hit before the
+    first explanation); ``checked`` counts the explanations checked.
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    o = XpGOracle(graph, x)
+    m = Marco(o, target="axp", time_limit=time_limit)
+    events = [[round(e.t, 6), e.kind, list(e.features)] for e in m]
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if family == "dt":
+        chk = TreeChecker(model, x, doms)
+        ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
+                        chk.all_cxps() if m.complete else None, m.complete)
+    else:
+        chk = BDDChecker(model, x)
+        ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps, complete=m.complete)
+    if chk.prediction != o.prediction:
+        ok, why = False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
+    checked = len(m.axps) + len(m.cxps)
+    rec = {"prediction": _plain(o.prediction), "status": "done" if m.complete else "timeout",
+           "time_s": elapsed, "cpu_s": cpu, "verified": ok if checked or not ok else None,
+           "checked": checked, "axps": [list(a) for a in m.axps],
+           "cxps": [list(c) for c in m.cxps], "events": events, "oracle_calls": o.calls}
+    if why != "ok":
+        rec["verify_note"] = why
+    return rec
 
 
 def explain_all(args: argparse.Namespace) -> int:
-    data = load(args.dataset, args.prepared)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    data = load_input(lambda p: load(args.dataset, p), args.prepared, "prepared table of "
+                      f"{args.dataset}")
     doms = finite_domains(data.domains)
     X = data.X
-    if args.family == "dt":
-        clf = joblib.load(args.model)
-        graph = from_sklearn(clf, domains=doms)
-        if X.dtype.kind == "f":  # the values scikit-learn's tree compares (float32)
-            X = X.astype(np.float32).astype(float)
-    else:
-        obdd = OBDD.load(args.model, data.n_features)
-        graph = obdd.to_graph()
+    model, graph = load_input(lambda p: _load_graph(args.family, p, data, doms), args.model,
+                              f"{args.family} model")
+    if args.family == "dt" and X.dtype.kind == "f":  # the values sklearn's tree compares
+        X = X.astype(np.float32).astype(float)
     ids = select_instances(data.X, args.max_rows_all, args.fraction, args.seed,
                            args.max_instances)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done = _done_ids(out)
-    todo = [i for i in ids if i not in done]
-    print(f"{args.dataset} ({args.family}): {len(ids)} instances, {len(todo)} to explain",
-          flush=True)
+    settings = {"family": args.family, "dataset": args.dataset, "time_limit": args.time_limit}
+    inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model}
     n_bad = 0
-    with out.open("a") as fh:
-        for k, row in enumerate(todo):
-            x = [v.item() for v in X[row]]
+    with RunWriter(args.out, "xpg-explain", settings, inputs, ids,
+                   f"xpg {args.family} {args.dataset}") as run:
+        for row in run.todo:
             rec = {"dataset": args.dataset, "model": args.family, "instance": row,
                    "x": [v.item() for v in data.X[row]]}
-            try:
-                t0, c0 = time.perf_counter(), time.process_time()
-                o = XpGOracle(graph, x)
-                m = Marco(o, target="axp", time_limit=args.time_limit)
-                events = [[round(e.t, 6), e.kind, list(e.features)] for e in m]
-                elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-                if args.family == "dt":
-                    chk = TreeChecker(clf, x, doms)
-                    ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
-                                    chk.all_cxps() if m.complete else None, m.complete)
-                else:
-                    chk = BDDChecker(obdd, x)
-                    ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
-                                    complete=m.complete)
-                if chk.prediction != o.prediction:
-                    ok, why = False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
-                rec |= {"prediction": _plain(o.prediction),
-                        "status": "done" if m.complete else "timeout",
-                        "time_s": elapsed, "cpu_s": cpu, "verified": ok,
-                        "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps],
-                        "events": events, "oracle_calls": o.calls}
-                if why != "ok":
-                    rec["verify_note"] = why
-                if not ok:
-                    n_bad += 1
-            except Exception as err:  # recorded, the run goes on
-                rec |= {"status": "error", "error": f"{type(err).__name__}: {err}",
-                        "time_s": None, "verified": None}
-                n_bad += 1
-            fh.write(json.dumps(rec) + "\n")
-            fh.flush()
-            if (k + 1) % 200 == 0:
-                print(f"  {k + 1}/{len(todo)} instances", flush=True)
-    print(f"{args.dataset} ({args.family}): done, {n_bad} unverified or failed", flush=True)
+            rec |= explain_row(args.family, model, graph, doms, [v.item() for v in X[row]],
+                               args.time_limit)
+            n_bad += rec["verified"] is False
+            run.write(rec, explanations=rec["checked"])
+    LOG.info("%s (%s): %d runs failed their check", args.dataset, args.family, n_bad)
     return 0
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from fxai.cli import positive_int
-from fxai.files import read_jsonl
+from fxai.runfile import run_records
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -86,8 +86,7 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
     rows = []
     for run_path, meta_path in zip(runs, metas, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        records = read_jsonl(run_path)
-        rows.append(summarise(records, meta, family, cap, clock))
+        rows.append(summarise(run_records(run_path), meta, family, cap, clock))
     return pd.DataFrame(rows)
 
 

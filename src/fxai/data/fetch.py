@@ -11,13 +11,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 from fxai.data.errors import FetchError
+from fxai.files import temp_beside, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +49,10 @@ def sha256_of(path: str | Path) -> str:
 
 def _copy_verified(src: IO[bytes], dest: Path, expected: str | None, what: str) -> str:
     """Stream ``src`` to a temp file beside ``dest``, check sha256, rename; return the digest."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
+    out, tmp = temp_beside(dest, "wb")
     try:
         h = hashlib.sha256()
-        with os.fdopen(fd, "wb") as out:
+        with out:
             for chunk in iter(lambda: src.read(_CHUNK), b""):
                 h.update(chunk)
                 out.write(chunk)
@@ -160,10 +159,7 @@ def fetch(
             (dest_dir / rec["name"]).unlink(missing_ok=True)
         raise
     manifest = dest_dir / "manifest.json"
-    fd, tmp = tempfile.mkstemp(prefix=".manifest.", dir=dest_dir)
-    with os.fdopen(fd, "w") as f:
-        json.dump({"dataset": ds, "files": records}, f, indent=1)
-    os.replace(tmp, manifest)
+    write_atomic(manifest, json.dumps({"dataset": ds, "files": records}, indent=1))
     return manifest
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from fxai.runfile import incomplete, is_header, parse_lines
+
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
 SECTIONS = ("data", "nbc", "xpg", "ffa")
@@ -35,26 +37,32 @@ def section_of(path: str | Path) -> str:
 
 
 def read_records(path: str | Path) -> list[dict]:
-    """The JSON objects of a run file: JSON Lines (``.jsonl``, one object a line; a truncated
-    last line of a killed run is skipped with a warning) or one JSON object / list (``.json``)."""
-    path = Path(path)
-    text = path.read_text()
+    """The JSON objects of a run file without its header line: JSON Lines (``.jsonl`` or a
+    running job's ``.jsonl.partial``; a cut-off last line is skipped with a warning) or one
+    JSON object / list (``.json``)."""
+    return _read(Path(path))[1]
+
+
+def _read(path: Path) -> tuple[dict | None, list[dict], bool]:
+    """``(header or None, records, cut)`` of a run file."""
     if path.suffix == ".json":
-        doc = json.loads(text)
-        return doc if isinstance(doc, list) else [doc]
-    out = []
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            if i == len(lines) - 1:
-                LOG.warning("%s: skipping a truncated last line", path)
-                continue
-            raise ValueError(f"{path}:{i + 1}: not a JSON object") from None
-    return out
+        doc = json.loads(path.read_text())
+        return None, doc if isinstance(doc, list) else [doc], False
+    objs, cut = parse_lines(path)
+    if cut:
+        LOG.warning("%s: skipping a truncated last line", path)
+    head = objs[0] if objs and is_header(objs[0]) else None
+    return head, objs[1:] if head else objs, cut
+
+
+def _complete(path: Path, head: dict | None, recs: list[dict], cut: bool) -> bool | None:
+    """Whether a run file is complete: False for a partial (running or killed job) or one
+    missing planned instances, None when it has no header to tell (older fxai, ``.json``)."""
+    if path.suffix == ".partial" or cut:
+        return False
+    if head is None:
+        return None
+    return not incomplete(head, recs)
 
 
 class Results:
@@ -67,11 +75,13 @@ class Results:
 
     # runs ---------------------------------------------------------------
     def run_files(self, section: str | None = None) -> list[Path]:
-        """Run files (``.jsonl``/``.json``) under ``runs/<section>/``, sorted."""
+        """Run files (``.jsonl``/``.json``, and ``.jsonl.partial`` of running or killed jobs)
+        under ``runs/<section>/``, sorted."""
         base = self.root / "runs" / section if section else self.root / "runs"
         if not base.is_dir():
             return []
-        return sorted(p for p in base.rglob("*") if p.suffix in (".jsonl", ".json"))
+        return sorted(p for p in base.rglob("*")
+                      if p.suffix in (".jsonl", ".json") or p.name.endswith(".jsonl.partial"))
 
     def sections(self) -> list[str]:
         """The sections that have a runs folder (``nbc``, ``xpg``, ``ffa``, ...)."""
@@ -79,17 +89,21 @@ class Results:
         return sorted(p.name for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
 
     def runs(self) -> pd.DataFrame:
-        """One row per run file: section, file, datasets, models, records and status counts."""
+        """One row per run file: section, file, whether it is complete (False: a running or
+        killed job's partial; None: cannot tell), datasets, models, records, status counts."""
         rows = []
         for section in self.sections():
             for path in self.run_files(section):
-                recs = [r for r in read_records(path) if isinstance(r, dict) and "status" in r]
+                head, recs, cut = _read(path)
+                complete = _complete(path, head, recs, cut)
+                recs = [r for r in recs if isinstance(r, dict) and "status" in r]
                 status = pd.Series([r.get("status") for r in recs], dtype=object)
                 verified = [r.get("verified") for r in recs]
                 rows.append(
                     {
                         "section": section,
                         "file": str(path.relative_to(self.root)),
+                        "complete": complete,
                         "datasets": ",".join(sorted({str(r.get("dataset")) for r in recs})),
                         "models": ",".join(sorted({str(r.get("model")) for r in recs})),
                         "records": len(recs),
@@ -100,12 +114,15 @@ class Results:
                         "not_verified": sum(v is False for v in verified),
                     }
                 )
-        cols = ["section", "file", "datasets", "models", "records", "done", "timeout", "error"]
-        return pd.DataFrame(rows, columns=cols + ["verified", "not_verified"])
+        cols = ["section", "file", "complete", "datasets", "models", "records", "done",
+                "timeout", "error", "verified", "not_verified"]
+        return pd.DataFrame(rows, columns=cols)
 
     def iter_records(self, section: str) -> Iterator[dict]:
-        """Run records (objects with a ``status``) of a section, file by file."""
+        """Run records (objects with a ``status``) of a section's finished run files."""
         for path in self.run_files(section):
+            if path.suffix == ".partial":
+                continue
             for rec in read_records(path):
                 if isinstance(rec, dict) and "status" in rec:
                     yield rec
