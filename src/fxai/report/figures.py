@@ -306,3 +306,70 @@ def make_figure(
     root.mkdir(parents=True, exist_ok=True)
     records = Results(root).records(section)
     return draw(records, Path(out_dir or root / "figures") / name)
+
+
+CROSS_ALGORITHMS = (  # (column label, time column, scale to seconds, completion column)
+    ("one AXp", "axp_ms", 1e-3, None),
+    ("one CXp", "cxp_ms", 1e-3, None),
+    ("MARCO-A", "marco-a_s", 1.0, "marco-a_complete_pct"),
+    ("MARCO-C", "marco-c_s", 1.0, "marco-c_complete_pct"),
+    ("MARCO-S", "marco-s_s", 1.0, "marco-s_complete_pct"),
+    ("ApproxPAXp", "paxp_ms", 1e-3, None),
+)
+
+
+def cross_matrix(table) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Row labels, mean CPU seconds per instance ``[row, algorithm]`` (NaN: not run) and the
+    completion % of the enumerations (NaN for the single-explanation algorithms)."""
+    labels = [f"{f}: {d}" for f, d in zip(table["family"], table["dataset"], strict=True)]
+    secs = np.full((len(table), len(CROSS_ALGORITHMS)), np.nan)
+    done = np.full_like(secs, np.nan)
+    for j, (_, col, scale, comp) in enumerate(CROSS_ALGORITHMS):
+        if col in table:
+            secs[:, j] = table[col].astype(float).to_numpy() * scale
+        if comp and comp in table:
+            done[:, j] = table[comp].astype(float).to_numpy()
+    return labels, secs, done
+
+
+def cross_algorithms(table, stem: str | Path) -> list[Path]:
+    """Heat map of the mean CPU time per instance, one row per (model family, dataset) and one
+    column per algorithm (log colour scale, the time written in each cell); an enumeration
+    that did not complete on every instance shows its completion % and a hatch; the last
+    column marks whether the complete runs agree on the exact FFA (✓ all, else the %)."""
+    title = "Every algorithm on every model: mean CPU time per instance"
+    if table is None or not len(table):
+        return empty_figure(stem, title, "no cross-algorithm runs in this profile")
+    labels, secs, done = cross_matrix(table)
+    agree = table["ffa_methods_agree_pct"].astype(float).to_numpy()
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.9 + 0.24 * len(labels)))
+        logt = np.log10(np.clip(secs, 1e-6, None))
+        im = ax.imshow(np.ma.masked_invalid(logt), cmap="viridis_r", aspect="auto")
+        for i in range(len(labels)):
+            for j in range(len(CROSS_ALGORITHMS)):
+                if np.isnan(secs[i, j]):
+                    ax.text(j, i, "–", ha="center", va="center", fontsize=6, color="grey")
+                    continue
+                text = _seconds(secs[i, j])
+                if not np.isnan(done[i, j]) and done[i, j] < 100:
+                    text += f" ({done[i, j]:.0f}%)"
+                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                               hatch="///", edgecolor="white", lw=0))
+                ax.text(j, i, text, ha="center", va="center", fontsize=6,
+                        color="white" if im.norm(logt[i, j]) > 0.5 else "black")
+            mark = "" if np.isnan(agree[i]) else ("✓" if agree[i] >= 100 else f"✗ {agree[i]:.0f}%")
+            ax.text(len(CROSS_ALGORITHMS) - 0.3, i, mark, ha="left", va="center", fontsize=6,
+                    color="tab:green" if mark == "✓" else "tab:red")
+        ax.set_xticks(range(len(CROSS_ALGORITHMS)), [c[0] for c in CROSS_ALGORITHMS])
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlim(-0.5, len(CROSS_ALGORITHMS) + 0.3)
+        ax.text(len(CROSS_ALGORITHMS) - 0.3, -0.8, "FFA agree", fontsize=6, ha="left")
+        ax.tick_params(axis="x", top=True, bottom=False, labeltop=True, labelbottom=False)
+        fig.colorbar(im, ax=ax, label="log10 CPU s per instance", shrink=0.8)
+        ax.set_title(title)
+        return _save(fig, Path(stem))
+
+
+def _seconds(s: float) -> str:
+    return f"{s * 1000:.2g} ms" if s < 1 else f"{s:.3g} s"

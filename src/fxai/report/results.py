@@ -34,27 +34,36 @@ def section_of(path: str | Path) -> str:
     return next((part for part in reversed(p.parts[:-1]) if part in SECTIONS), "other")
 
 
+def iter_lines(path: str | Path, strict: bool = True) -> Iterator[dict]:
+    """The JSON objects of a JSON Lines run file, one line at a time (the one place JSON Lines
+    run files are read). A line that is not JSON is an error naming the file and line; with
+    ``strict=False`` a cut-off *last* line (a killed run) is skipped with a warning."""
+    path = Path(path)
+    with path.open() as fh:
+        bad = None
+        for i, line in enumerate(fh, start=1):
+            if bad is not None:
+                raise ValueError(f"{path}:{bad}: not a JSON object")
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                bad = i
+        if bad is not None:
+            if strict:
+                raise ValueError(f"{path}:{bad}: not a JSON object (cut-off last line?)")
+            LOG.warning("%s: skipping a truncated last line", path)
+
+
 def read_records(path: str | Path) -> list[dict]:
     """The JSON objects of a run file: JSON Lines (``.jsonl``, one object a line; a truncated
     last line of a killed run is skipped with a warning) or one JSON object / list (``.json``)."""
     path = Path(path)
-    text = path.read_text()
     if path.suffix == ".json":
-        doc = json.loads(text)
+        doc = json.loads(path.read_text())
         return doc if isinstance(doc, list) else [doc]
-    out = []
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            if i == len(lines) - 1:
-                LOG.warning("%s: skipping a truncated last line", path)
-                continue
-            raise ValueError(f"{path}:{i + 1}: not a JSON object") from None
-    return out
+    return list(iter_lines(path, strict=False))
 
 
 class Results:
