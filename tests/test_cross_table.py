@@ -61,7 +61,7 @@ def test_tables_from_run_files(tmp_path: Path, runs: list[Path]) -> None:
     assert narrow.loc["nbc", "axp_ms"] == pytest.approx(0.2)
     md = (tmp_path / "tab" / "cross_summary.md").read_text()
     assert md.startswith("Every algorithm on every model family, narrow: one row per")
-    assert (tmp_path / "fig" / "cross_algorithms.png").stat().st_size > 0
+    assert (tmp_path / "fig" / "cross_times.png").stat().st_size > 0
 
 
 def test_heat_map_shows_the_table(tmp_path: Path, runs: list[Path], monkeypatch) -> None:

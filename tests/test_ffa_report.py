@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fxai.explain import ffa_from_axps
 from fxai.metrics.curves import instance_curves
 from fxai.report import ffa_figures, ffa_pictures
 from fxai.report.ffa_figures import (
@@ -75,7 +76,7 @@ def test_reduced_runs_give_the_curves_of_the_raw_events():
         ev = [[float(t), "axp", pool[i]] for t, i in zip(times, order, strict=True)]
         recs.append(record("d", 0, m, ev + [[2.0, "cxp", [0]]]))
     agg = collect(map(reduce_run, recs))
-    ex = ffa_figures.ffa_from_axps(sorted(map(tuple, pool)))
+    ex = ffa_from_axps(sorted(map(tuple, pool)))
     want = instance_curves({r["method"]: r["events"] for r in recs}, ex, len(pool))
     got = agg.curves["d", 0]
     for metric in want:

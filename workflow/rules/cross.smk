@@ -54,8 +54,8 @@ rule cross_table:
         f"{RESULTS}/tables/cross_algorithms.csv",
         f"{RESULTS}/tables/cross_algorithms.md",
         f"{RESULTS}/tables/cross_summary.csv",
-        f"{RESULTS}/figures/cross_algorithms.png",
-        f"{RESULTS}/figures/cross_algorithms.pdf",
+        f"{RESULTS}/figures/cross_times.png",
+        f"{RESULTS}/figures/cross_times.pdf",
     log:
         f"{RESULTS}/logs/cross_table.log",
     shell:

@@ -1,5 +1,5 @@
 """Summarise the every-algorithm-on-every-model runs: the full table ``cross_algorithms``
-(csv/md/tex), a narrow one ``cross_summary`` and the figure ``cross_algorithms`` (a heat map of
+(csv/md/tex), a narrow one ``cross_summary`` and the figure ``cross_times`` (a heat map of
 time per model x algorithm with completion and agreement marked).
 
 Run files are read line by line and each record is reduced to the numbers the tables need
@@ -33,7 +33,7 @@ SUMMARY_CAPTION = ("Every algorithm on every model family, narrow: one row per (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", help="cross-run JSON Lines files")
     p.add_argument("--out-dir", required=True)
-    p.add_argument("--figures-dir", help="also draw figures/cross_algorithms.png/.pdf here")
+    p.add_argument("--figures-dir", help="also draw the heat map cross_times.png/.pdf here")
 
 
 def _mean(values) -> float:
@@ -117,5 +117,5 @@ def run(args: argparse.Namespace) -> int:
     if args.figures_dir:
         from fxai.report.figures import cross_algorithms
 
-        cross_algorithms(table, Path(args.figures_dir) / "cross_algorithms")
+        cross_algorithms(table, Path(args.figures_dir) / "cross_times")
     return 0

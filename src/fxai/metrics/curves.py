@@ -71,31 +71,55 @@ class AxpSteps:
         return (self[i] for i in range(len(self)))
 
 
+class StepsBuilder:
+    """Builds :class:`AxpSteps` from a run's events fed one at a time (:meth:`add`).
+
+    ``total`` is the run's number of AXps, needed in advance only to thin (``max_points``):
+    the steps kept are after that many evenly spaced AXps (always the first and the last).
+    """
+
+    def __init__(self, total: int | None = None, max_points: int | None = None) -> None:
+        self.keep: set[int] | None = None
+        if max_points and total is not None and total > max_points:
+            self.keep = set(np.linspace(0, total - 1, max_points).round().astype(int).tolist())
+        elif max_points and total is None:
+            raise ValueError("thinning to max_points needs the run's number of AXps")
+        self.counts: dict[int, int] = {}
+        self.t: list[float] = []
+        self.n_kept: list[int] = []
+        self.snaps: list[np.ndarray] = []
+        self.t_max, self.n = 0.0, 0
+
+    def add(self, event: Sequence) -> None:
+        t, kind, feats = event
+        if kind != "axp":
+            return
+        self.n += 1
+        self.t_max = max(self.t_max, float(t))
+        counts = self.counts
+        for f in feats:
+            counts[int(f)] = counts.get(int(f), 0) + 1
+        if self.keep is None or self.n - 1 in self.keep:
+            self.t.append(float(t))
+            self.n_kept.append(self.n)
+            self.snaps.append(np.fromiter(counts.values(), dtype=np.int64, count=len(counts)))
+
+    def steps(self) -> AxpSteps:
+        return AxpSteps(self.t, self.n_kept, self.counts.keys(), self.snaps, self.t_max)
+
+
 def axp_steps(events: Iterable[Sequence], max_points: int | None = None) -> AxpSteps:
     """The approximate FFA after each AXp event, in event order; with ``max_points``, after
     that many evenly spaced AXps only (always the first and the last), the counts still taken
     over every AXp. ``events`` may be a one-shot iterator only without ``max_points``."""
+    total = None
     if max_points:
         events = events if isinstance(events, Sequence) else list(events)
         total = sum(1 for e in events if e[1] == "axp")
-    keep: range | set[int] | None = None
-    if max_points and total > max_points:
-        keep = set(np.linspace(0, total - 1, max_points).round().astype(int).tolist())
-    counts: dict[int, int] = {}
-    t_keep, n_keep, snaps = [], [], []
-    t_max, n = 0.0, 0
-    for t, kind, feats in events:
-        if kind != "axp":
-            continue
-        n += 1
-        t_max = max(t_max, float(t))
-        for f in feats:
-            counts[int(f)] = counts.get(int(f), 0) + 1
-        if keep is None or n - 1 in keep:
-            t_keep.append(float(t))
-            n_keep.append(n)
-            snaps.append(np.fromiter(counts.values(), dtype=np.int64, count=len(counts)))
-    return AxpSteps(t_keep, n_keep, counts.keys(), snaps, t_max)
+    b = StepsBuilder(total, max_points)
+    for e in events:
+        b.add(e)
+    return b.steps()
 
 
 def _raw_curve(steps: AxpSteps, exact: FFA, n_exact: int, metric: str, variant: str) -> Curve:

@@ -31,8 +31,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fxai.explain import ffa_from_axps  # noqa: E402
-from fxai.metrics.curves import AxpSteps, average_instances, axp_steps, steps_curves  # noqa: E402
+from fxai.metrics.curves import (  # noqa: E402
+    AxpSteps,
+    StepsBuilder,
+    average_instances,
+    steps_curves,
+)
+from fxai.report.stream_json import parse_object  # noqa: E402
 
 LOG = logging.getLogger("fxai.ffa_figures")
 METHODS = ("marco-a", "marco-c", "marco-s")
@@ -73,16 +78,118 @@ META_FIELDS = ("dataset", "method", "instance", "status", "complete", "time_s", 
 MAX_POINTS = 2000  # AXps per run at which the curves are evaluated (fxai.metrics.curves)
 
 
-def read_run(path: str | Path) -> dict:
-    """The run record of ``fxai ffa-run`` in ``path`` (the one place run files are read)."""
+class AxpSet:
+    """The distinct AXps of a run fed one at a time: their number, the exact FFA they give
+    and an order-independent digest (sum of 128-bit BLAKE2 hashes), so that two runs' sets
+    compare without being held."""
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+        self.counts: dict[int, int] = {}
+        self.digest = 0
+
+    def add(self, axp: Iterable[int]) -> None:
+        a = tuple(axp)
+        h = hashlib.blake2b(repr(a).encode(), digest_size=16).digest()
+        if h in self.seen:
+            return
+        self.seen.add(h)
+        self.digest = (self.digest + int.from_bytes(h, "big")) % (1 << 128)
+        for f in a:
+            self.counts[f] = self.counts.get(f, 0) + 1
+
+    def ffa(self) -> dict[int, float]:
+        """As :func:`fxai.explain.ffa_from_axps` of the distinct AXps."""
+        return {f: c / len(self.seen) for f, c in sorted(self.counts.items())}
+
+
+@dataclass
+class ReducedRun:
+    """What the report needs of one run record: its table fields, its AXps reduced to
+    ``MAX_POINTS`` steps, and for a complete run a digest of its AXp set and its FFA."""
+
+    meta: dict
+    steps: AxpSteps
+    x: list
+    axps_digest: int | None = None
+    ffa: dict[int, float] | None = None
+    n_axps: int = 0
+
+
+class _Reducer:
+    """Receives one run record's fields (AXps, then events) and reduces them."""
+
+    def __init__(self, fields: Mapping, max_points: int | None) -> None:
+        self.fields, self.max_points = fields, max_points
+        self.axps = AxpSet()
+        self.builder: StepsBuilder | None = None
+        self.buffered: list | None = None
+
+    def event(self, ev: Sequence) -> None:
+        if self.builder is None and self.buffered is None:
+            if "axps" in self.fields or not self.max_points:  # the number of AXps is known
+                self.builder = StepsBuilder(self.fields.get("axps"), self.max_points)
+            else:  # events before the AXps: hold them (older field order)
+                self.buffered = []
+        if self.builder is not None:
+            self.builder.add(ev)
+        else:
+            self.buffered.append(ev)
+
+    def result(self, check: Mapping | None, where: str) -> ReducedRun:
+        rec = self.fields
+        missing = [k for k in ("dataset", "method", "instance", "status") if k not in rec]
+        if missing:
+            raise ValueError(f"{where}: not an FFA run record (missing {missing})")
+        error = rec["status"] == "error"
+        if self.buffered is not None:
+            self.builder = StepsBuilder(sum(e[1] == "axp" for e in self.buffered),
+                                        self.max_points)
+            for ev in self.buffered:
+                self.builder.add(ev)
+        builder = StepsBuilder() if error or self.builder is None else self.builder
+        if not error and "axps" in rec and builder.n != rec["axps"]:
+            raise ValueError(f"{where}: {rec['axps']} AXps but {builder.n} AXp events")
+        meta = {k: rec[k] for k in META_FIELDS if k in rec}
+        meta |= {k: (check or {}).get(k) for k in CHECK_FIELDS}
+        out = ReducedRun(meta, builder.steps(), list(rec.get("x") or []))
+        if rec.get("complete") and not error:
+            out.axps_digest, out.ffa, out.n_axps = (self.axps.digest, self.axps.ffa(),
+                                                    len(self.axps.seen))
+        return out
+
+
+def reduce_run(record: Mapping, check: Mapping | None = None,
+               max_points: int | None = MAX_POINTS) -> ReducedRun:
+    """Reduce a run record held in memory (with its check record's fields)."""
+    fields = {k: v for k, v in record.items() if k not in ("axps", "events")}
+    red = _Reducer(fields, max_points)
+    for a in record.get("axps") or []:
+        red.axps.add(a)
+    fields["axps"] = len(record.get("axps") or [])
+    for ev in record.get("events") or []:
+        red.event(ev)
+    return red.result(check, "run record")
+
+
+def read_run(path: str | Path, check: Mapping | None = None,
+             max_points: int | None = MAX_POINTS) -> ReducedRun:
+    """Read and reduce the run file of ``fxai ffa-run`` at ``path`` (the one place run files
+    are read): the ``axps`` and ``events`` arrays are streamed, never held, so memory stays
+    at a few MB whatever the run's size."""
+    fields: dict = {}
+    red = _Reducer(fields, max_points)
     try:
-        rec = json.loads(Path(path).read_text())
+        with Path(path).open() as fh:
+            parse_object(fh, {"axps": red.axps.add, "events": red.event, "cxps": _drop},
+                         out=fields)
     except (OSError, ValueError) as err:
         raise ValueError(f"{path}: cannot read an FFA run record: {err}") from err
-    missing = [k for k in ("dataset", "method", "instance", "status") if k not in rec]
-    if not isinstance(rec, dict) or missing:
-        raise ValueError(f"{path}: not an FFA run record (missing {missing})")
-    return rec
+    return red.result(check, str(path))
+
+
+def _drop(_: object) -> None:
+    """Elements the report does not use (CXps: counted by ``n_cxps``)."""
 
 
 def read_checks(paths: Iterable[str | Path]) -> dict[tuple, dict]:
@@ -94,42 +201,15 @@ def read_checks(paths: Iterable[str | Path]) -> dict[tuple, dict]:
     return found
 
 
-@dataclass
-class ReducedRun:
-    """What the report needs of one run record: its table fields, its AXps reduced to
-    ``MAX_POINTS`` steps, and for a complete run a digest of its AXp set and its FFA."""
-
-    meta: dict
-    steps: AxpSteps
-    x: list
-    axps_digest: str | None = None
-    ffa: dict[int, float] | None = None
-    n_axps: int = 0
-
-
-def reduce_run(record: Mapping, check: Mapping | None = None,
-               max_points: int | None = MAX_POINTS) -> ReducedRun:
-    """Reduce a run record (with its check record's fields) to a :class:`ReducedRun`."""
-    meta = {k: record[k] for k in META_FIELDS if k in record}
-    meta |= {k: (check or {}).get(k) for k in CHECK_FIELDS}
-    events = (record.get("events") or []) if record.get("status") != "error" else []
-    out = ReducedRun(meta, axp_steps(events, max_points), list(record.get("x") or []))
-    if record.get("complete") and record.get("status") != "error":
-        axps = sorted(frozenset(tuple(a) for a in record["axps"]))
-        digest = hashlib.blake2b(digest_size=16)
-        for a in axps:
-            digest.update(repr(a).encode())
-        out.axps_digest, out.ffa, out.n_axps = digest.hexdigest(), ffa_from_axps(axps), len(axps)
-    return out
-
-
 def load_runs(paths: Iterable[str | Path], checks: Iterable[str | Path] = (),
               max_points: int | None = MAX_POINTS) -> Iterator[ReducedRun]:
-    """The run files reduced one at a time (a run's events are dropped once reduced)."""
+    """The run files read and reduced one at a time."""
     found = read_checks(checks)
     for p in paths:
-        r = read_run(p)
-        yield reduce_run(r, found.get((r["dataset"], r["method"], r["instance"])), max_points)
+        r = read_run(p, None, max_points)
+        key = (r.meta["dataset"], r.meta["method"], r.meta["instance"])
+        r.meta |= {k: found.get(key, {}).get(k) for k in CHECK_FIELDS}
+        yield r
 
 
 def exact_ffa(runs: Mapping[str, ReducedRun]) -> tuple[dict[int, float], int, bool] | None:
