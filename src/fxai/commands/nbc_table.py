@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fxai.report.results import iter_lines
 from fxai.report.tables import write_table
 
 CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real-valued "
@@ -16,7 +17,8 @@ CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real
 
 
 def read_runs(path: str | Path) -> list[dict]:
-    return [json.loads(ln) for ln in Path(path).read_text().splitlines() if ln.strip()]
+    """The run records of one dataset (small: no event logs), read line by line."""
+    return list(iter_lines(path))
 
 
 def _mean_sd(values) -> tuple[float, float]:

@@ -212,6 +212,28 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
         return _save(fig, Path(stem))
 
 
+def slim(record: dict) -> dict:
+    """A run record without its explanation lists and events: ``axps``/``cxps`` become their
+    counts ``n_axps``/``n_cxps`` (what the figures need), so a section's records fit in memory
+    whatever the runs found."""
+    out = {k: v for k, v in record.items() if k not in ("axps", "cxps", "events")}
+    for key in ("axps", "cxps"):
+        if key in record:
+            out[f"n_{key}"] = len(record[key] or [])
+    return out
+
+
+def _has(record: dict, field: str) -> bool:
+    return field in record or f"n_{field}" in record
+
+
+def _count(record: dict, field: str) -> int:
+    """Number of explanations of a kind in a full or slim record."""
+    if f"n_{field}" in record:
+        return int(record[f"n_{field}"])
+    return len(record.get(field) or [])
+
+
 def _xpg_groups(records: Iterable[dict]) -> dict[str, list[dict]]:
     """Finished records by "dataset (model)", ordered by model then dataset."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -246,7 +268,7 @@ def _hbox(ax, data: list[list[float]], labels: list[str], models: list[str]) -> 
 def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
     """Number of AXps and of CXps per instance, per dataset and model (box plots)."""
     groups = _xpg_groups(records)
-    groups = {k: v for k, v in groups.items() if any("axps" in r for r in v)}
+    groups = {k: v for k, v in groups.items() if any(_has(r, "axps") for r in v)}
     title = "XpG: explanations per instance"
     if not groups:
         return empty_figure(stem, title, "no XpG runs with enumerated AXps/CXps in this profile")
@@ -256,7 +278,7 @@ def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(WIDTH_IN, height), sharey=True)
         for ax, field, name in zip(axes, ("axps", "cxps"), ("AXps", "CXps"), strict=True):
-            data = [[len(r.get(field) or []) for r in groups[lab]] for lab in labels]
+            data = [[_count(r, field) for r in groups[lab]] for lab in labels]
             _hbox(ax, data, labels, models)
             ax.set_xlabel(f"{name} per instance")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -304,7 +326,7 @@ def make_figure(
     section, draw = FIGURES[name]
     root = Path(results_root)
     root.mkdir(parents=True, exist_ok=True)
-    records = Results(root).records(section)
+    records = [slim(r) for r in Results(root).iter_records(section)]
     return draw(records, Path(out_dir or root / "figures") / name)
 
 
