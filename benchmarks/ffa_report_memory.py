@@ -1,7 +1,7 @@
 """Peak memory of the FFA aggregation (``fxai ffa-report``) on a synthetic full-size profile.
 
-    .venv/bin/python -m benchmarks.ffa_report_memory [--runs 225] [--axps 1340000]
-        [--cxps 890000] [--src DIR]
+    .venv/bin/python -m benchmarks.ffa_report_memory [--runs 225] [--axps 1336060]
+        [--cxps 891780] [--src DIR] [--cache DIR]
 
 Builds run records shaped like ``fxai ffa-run``'s (``events``, ``axps``, ``cxps``, ``ffa``,
 the table fields) for ``--runs`` runs (3 methods per instance, dataset ``pneumoniamnist``,
@@ -85,6 +85,20 @@ def run_texts(n_axps: int, n_cxps: int, seed: int = 0) -> tuple[str, dict[str, s
     return shared, events
 
 
+def cached_texts(n_axps: int, n_cxps: int, cache: str | None) -> tuple[str, dict[str, str]]:
+    """:func:`run_texts`, kept in ``cache`` (a folder) when given."""
+    if not cache:
+        return run_texts(n_axps, n_cxps)
+    files = [Path(cache) / f"{n_axps}_{n_cxps}_{name}.json" for name in ("shared", *METHODS)]
+    if not all(f.is_file() for f in files):
+        shared, events = run_texts(n_axps, n_cxps)
+        Path(cache).mkdir(parents=True, exist_ok=True)
+        for f, text in zip(files, [shared, *events.values()], strict=True):
+            f.write_text(text)
+    texts = [f.read_text() for f in files]
+    return texts[0], dict(zip(METHODS, texts[1:], strict=True))
+
+
 def write_runs(paths: list[Path], shared: str, events: dict[str, str]) -> None:
     """Write the run records into ``paths`` (named pipes), in order."""
     x = json.dumps(np.linspace(0, 1, 100).round(3).tolist())
@@ -105,9 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--axps", type=int, default=66_803 * 20, help="AXps per run")
     ap.add_argument("--cxps", type=int, default=44_589 * 20, help="CXps per run")
     ap.add_argument("--src", help="the src folder to import fxai from (default: this one)")
+    ap.add_argument("--cache", help="folder keeping the generated records for the next call")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    shared, events = run_texts(args.axps, args.cxps)
+    shared, events = cached_texts(args.axps, args.cxps, args.cache)
     size = len(shared) + max(len(e) for e in events.values())
     print(f"{args.runs} runs, {args.axps:,} AXps + {args.cxps:,} CXps each, "
           f"~{size / 1e6:.0f} MB per run record ({time.perf_counter() - t0:.0f} s to build)")

@@ -76,7 +76,7 @@ def test_heat_map_shows_the_table(tmp_path: Path, runs: list[Path], monkeypatch)
     np.testing.assert_allclose(shown.filled(np.nan), want)
     assert [t.get_text() for t in ax.get_yticklabels()] == ["nbc: a", "bt: b"]
     texts = {t.get_text() for t in ax.texts}
-    assert {"3 s (50%)", "6 s (50%)", "9 s", "✓", "✗ 0%", "–"} <= texts
+    assert {"3 s\n50% complete", "6 s\n50% complete", "9 s", "✓", "✗ 0%", "–"} <= texts
 
 
 def test_error_line_in_the_middle_names_the_file(tmp_path: Path) -> None:
