@@ -11,8 +11,13 @@ and their check records.
   dataset and method, with the paper's values beside ours (``ffa_table1_runtime``).
 * ``ffa_summary.csv/.md``: per dataset and method, runs, complete / timeout / error counts,
   the verified runs and explanations (check records of ``fxai ffa-verify``), mean numbers
-  of AXps and CXps, switches,
-  exact-FFA disagreements.
+  of AXps and CXps, switches, exact-FFA disagreements.
+* FFA pictures of the image datasets (:mod:`fxai.report.ffa_pictures`).
+
+Memory: run files are read one at a time and streamed (:func:`read_run`); each run is kept
+only as its table fields and at most ``MAX_POINTS`` AXp steps until its instance is
+complete, then as the instance's curves. The figures and tables are those of reading every
+record whole.
 """
 
 from __future__ import annotations
