@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 from fxai.metrics.curves import AxpSteps, steps_scale  # noqa: E402
 
 PICTURES = "ffa_pictures.png"
-TIMES = (0.01, 0.1, 0.5)
+TIMES = (0.1, 0.25, 0.5, 0.75)
 METHODS = ("marco-a", "marco-c", "marco-s")
 LABELS = {"marco-a": "MARCO-A", "marco-c": "MARCO-C", "marco-s": "MARCO-S"}
 CMAP = "viridis"
