@@ -12,8 +12,9 @@ x 5 datasets x 3 methods), each with the events of a PneumoniaMNIST MARCO-S run 
 from 30 s to 600 s (a measured 30-s run: 66,803 AXps and 44,589 CXps, 16 MB; x 20), i.e.
 a ~330 MB record per run, ~75 GB in all. So that this fits on any disk, each run file is a
 named pipe the benchmark writes while the aggregation reads it (every byte still goes
-through the aggregation's JSON parser). Every run is complete and the three methods of an
-instance find the same AXps (in different orders), so every instance is drawn.
+through the aggregation's JSON parser). The peak is the child's ``VmHWM`` (Linux). Every
+run is complete and the three methods of an instance find the same AXps (in different
+orders), so every instance is drawn.
 ``--src`` runs another checkout's ``src`` (e.g. the code before streaming).
 """
 
@@ -32,15 +33,18 @@ from pathlib import Path
 import numpy as np
 
 METHODS = ("marco-a", "marco-c", "marco-s")
+# The peak is VmHWM of the child's own address space: getrusage's ru_maxrss would also count
+# the parent's memory at the fork (Linux keeps the larger of the two across exec).
 CHILD = """
-import json, resource, sys, time
+import json, re, sys, time
+from pathlib import Path
 from fxai.report.ffa_figures import make_report
 paths, out, registry = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 t = time.perf_counter()
 kw = {"registry": registry} if registry else {}
 make_report(paths, [], out + "/fig", out + "/tab", reference=None, **kw)
-print(json.dumps({"peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "seconds": time.perf_counter() - t}))
+hwm = re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)
+print(json.dumps({"peak_rss_mb": int(hwm) / 1024, "seconds": time.perf_counter() - t}))
 """
 
 
