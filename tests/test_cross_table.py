@@ -57,7 +57,8 @@ def test_tables_from_run_files(tmp_path: Path, runs: list[Path]) -> None:
     assert np.isnan(full.loc["bt", "paxp_ms"])
     narrow = pd.read_csv(tmp_path / "tab" / "cross_summary.csv").set_index("family")
     assert len(narrow.columns) <= 10
-    assert narrow.loc["bt", "marco-a_s (complete %)"] == "3 (50)"
+    assert narrow.loc["bt", "marco-a_ms (complete %)"] == "3000 (50)"
+    assert narrow.loc["nbc", "marco-c_ms (complete %)"] == "4 (100)"
     assert narrow.loc["nbc", "axp_ms"] == pytest.approx(0.2)
     md = (tmp_path / "tab" / "cross_summary.md").read_text()
     assert md.startswith("Every algorithm on every model family, narrow: one row per")
