@@ -89,8 +89,8 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
     else:
         ncol = 2 + len(TIMES)
         nrow = len(METHODS) * len(names)
-        fig, axes = plt.subplots(nrow, ncol, figsize=(1.3 * ncol + 0.8, 1.3 * nrow),
-                                 squeeze=False)
+        fig, axes = plt.subplots(nrow, ncol, figsize=(1.4 * ncol + 0.8, 1.3 * nrow),
+                                 squeeze=False, gridspec_kw={"wspace": 0.3})
         heat = None
         for b, ds in enumerate(names):
             pic, shape = pictures[ds], shapes[ds]
