@@ -16,7 +16,7 @@ import yaml
 from fxai import models
 from fxai.cli import main
 from fxai.data.fetch import MIRROR_ENV, sha256_of
-from fxai.runfile import run_records
+from fxai.runfile import make_header, run_records
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = str(ROOT / "config/datasets.yaml")
@@ -206,7 +206,8 @@ def test_corrupt_run_file(tmp_path, capsys, stages, command):
     prep, res = stages
     run = res / "runs/run.jsonl"
     run.parent.mkdir(parents=True)
-    run.write_text('{"dataset": "mux6", "status": "done"}\n{"dataset": "mu\n{"a": 1}\n')
+    head = json.dumps(make_header("nbc-explain", {}, {}, [0, 1, 2]))
+    run.write_text(head + '\n{"dataset": "mu\n{"dataset": "mux6", "status": "done"}\n{"a": 1}\n')
     tables = tmp_path / "tables"
     if command == "nbc-table":
         args = ["--runs", run, "--models", res / "models/nbc/mux6.meta.json",

@@ -1,19 +1,30 @@
-"""Aggregation of FFA run records into figures 1-10, Table 1 and the run summary."""
+"""Aggregation of FFA run records into figures 1-10, FFA pictures, Table 1 and the run
+summary: streamed run by run, and the figures hold the numbers the run files imply."""
 
+import gc
 import json
+import weakref
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from fxai.explain import ffa_from_axps
+from fxai.metrics.curves import instance_curves
+from fxai.report import ffa_figures, ffa_pictures
 from fxai.report.ffa_figures import (
     collect,
     exact_ffa,
     figure_paths,
     make_report,
+    read_run,
+    reduce_run,
     runtime_table,
     summary_table,
 )
+
+REGISTRY = Path(__file__).resolve().parents[1] / "config" / "datasets.yaml"
 
 
 def record(ds, inst, method, events, complete=True, time_s=1.0, status=None, verified=True):
@@ -22,7 +33,7 @@ def record(ds, inst, method, events, complete=True, time_s=1.0, status=None, ver
     return {"dataset": ds, "instance": inst, "method": method, "events": events,
             "complete": complete, "status": status or ("done" if complete else "timeout"),
             "axps": axps, "cxps": cxps, "n_axps": len(axps), "n_cxps": len(cxps),
-            "time_s": time_s, "verified": verified, "switched_at": None}
+            "time_s": time_s, "verified": verified, "switched_at": None, "x": [0.5] * 100}
 
 
 A = [[0.1, "axp", [0]], [0.2, "cxp", [0, 1]], [0.3, "axp", [1]]]
@@ -35,21 +46,131 @@ def runs_of(ds, inst, a_time=1.0):
 
 
 def test_exact_ffa_from_complete_runs_and_disagreement():
-    runs = {r["method"]: r for r in runs_of("d", 0)}
+    runs = {r["method"]: reduce_run(r) for r in runs_of("d", 0)}
     ffa, n, agree = exact_ffa(runs)
     assert ffa == {0: 0.5, 1: 0.5} and n == 2 and agree
-    runs["marco-c"] = record("d", 0, "marco-c", [[0.1, "axp", [0, 1]]])
+    runs["marco-c"] = reduce_run(record("d", 0, "marco-c", [[0.1, "axp", [0, 1]]]))
     assert exact_ffa(runs)[2] is False
-    assert exact_ffa({"marco-a": record("d", 0, "marco-a", A, complete=False)}) is None
+    assert exact_ffa({"marco-a": reduce_run(record("d", 0, "marco-a", A, complete=False))}) \
+        is None
 
 
 def test_collect_keeps_instances_with_all_methods_and_exact():
     recs = runs_of("d", 0) + runs_of("d", 1)[:2]  # instance 1 lacks MARCO-S
     recs += [record("d", 2, m, A[:1], complete=False) for m in ("marco-a", "marco-c", "marco-s")]
-    curves, notes = collect(recs)
-    assert len(curves["d"]) == 1
-    assert notes["d"] == {"instances": 3, "used": 1, "no_exact": 1, "missing_or_error": 1,
-                          "disagree": 0}
+    agg = collect(map(reduce_run, recs))
+    assert len(agg.per_dataset()["d"]) == 1
+    assert agg.notes["d"] == {"instances": 3, "used": 1, "no_exact": 1, "missing_or_error": 1,
+                              "disagree": 0}
+
+
+def test_reduced_runs_give_the_curves_of_the_raw_events():
+    rng = np.random.default_rng(0)
+    pool = [sorted(rng.choice(12, rng.integers(1, 6), replace=False).tolist())
+            for _ in range(3000)]
+    pool = [list(a) for a in dict.fromkeys(map(tuple, pool))]
+    recs = []
+    for m in ("marco-a", "marco-c", "marco-s"):
+        order = rng.permutation(len(pool))
+        times = np.sort(rng.random(len(pool)))
+        ev = [[float(t), "axp", pool[i]] for t, i in zip(times, order, strict=True)]
+        recs.append(record("d", 0, m, ev + [[2.0, "cxp", [0]]]))
+    agg = collect(map(reduce_run, recs))
+    ex = ffa_from_axps(sorted(map(tuple, pool)))
+    want = instance_curves({r["method"]: r["events"] for r in recs}, ex, len(pool))
+    got = agg.curves["d", 0]
+    for metric in want:
+        for m in want[metric]:
+            np.testing.assert_array_equal(got[metric][m][0], want[metric][m][0])
+            np.testing.assert_array_equal(got[metric][m][1], want[metric][m][1])
+
+
+def test_collect_streams_and_drops_finished_instances():
+    refs = []
+
+    def runs():
+        for inst in range(3):
+            for r in runs_of("d", inst):
+                red = reduce_run(r)
+                refs.append(weakref.ref(red))
+                yield red
+                del red
+            gc.collect()
+            # the instances before this one are gone (this one's may still be referenced)
+            assert all(ref() is None for ref in refs[:-3])
+
+    agg = collect(runs())
+    assert sorted(agg.curves) == [("d", 0), ("d", 1), ("d", 2)] and len(refs) == 9
+
+
+def test_duplicate_run_and_unreadable_run_fail_loudly(tmp_path):
+    with pytest.raises(ValueError, match="two run records for d instance 0 marco-a"):
+        collect(map(reduce_run, runs_of("d", 0) + runs_of("d", 0)[:1]))
+    bad = tmp_path / "cut.json"
+    bad.write_text(json.dumps(runs_of("d", 0)[0])[:-20])
+    with pytest.raises(ValueError, match="cut.json"):
+        read_run(bad)
+    (tmp_path / "other.json").write_text("{\"dataset\": \"d\"}")
+    with pytest.raises(ValueError, match="other.json.*missing"):
+        read_run(tmp_path / "other.json")
+
+
+def _capture(monkeypatch) -> dict:
+    """Figures as drawn (name -> matplotlib figure), instead of files."""
+    figs: dict = {}
+    monkeypatch.setattr(ffa_figures, "_save", lambda fig, png: figs.__setitem__(png.name, fig))
+    return figs
+
+
+def _lines(ax) -> dict:
+    return {ln.get_label(): (np.asarray(ln.get_xdata()), np.asarray(ln.get_ydata()))
+            for ln in ax.get_lines()}
+
+
+def test_figures_plot_the_curves_the_run_files_imply(tmp_path, monkeypatch):
+    figs = _capture(monkeypatch)
+    agg = collect(map(reduce_run, runs_of("d", 0) + runs_of("d", 1) + runs_of("e", 0)))
+    ffa_figures.plot_figures(agg.per_dataset(), tmp_path)
+    # exact FFA {0: .5, 1: .5}; largest AXp time 0.5: MARCO-A's AXps at normalised 0.2 and
+    # 0.6, MARCO-C's (and -S's) at 0.8 and 1.0; the last value is held to t = 1
+    error = _lines(figs["ffa_fig1_error.png"].axes[0])
+    np.testing.assert_allclose(error["MARCO-A"][0], [0, 0.2, 0.6, 1])
+    np.testing.assert_allclose(error["MARCO-A"][1], [1, 1, 0, 0])  # {0} alone: error 1
+    np.testing.assert_allclose(error["MARCO-C"][0], [0, 0.8, 1, 1])
+    np.testing.assert_allclose(error["MARCO-C"][1], [1, 1, 0, 0])
+    naxp = _lines(figs["ffa_fig5_naxp.png"].axes[0])
+    np.testing.assert_allclose(naxp["MARCO-S"][1], [0, 0.5, 1, 1])
+    per_ds = figs["ffa_fig10_naxp.png"].axes
+    assert [ax.get_title() for ax in per_ds] == ["(a) d (2)", "(b) e (1)"]
+    np.testing.assert_allclose(_lines(per_ds[1])["MARCO-A"][1], [0, 0.5, 1, 1])
+    assert "3 instances" in figs["ffa_fig2_tau.png"].axes[0].get_title()
+
+
+def test_ffa_pictures_draw_the_exact_and_approximate_ffa(tmp_path, monkeypatch):
+    recs = runs_of("digits-1vs3", 5)
+    for r in recs:
+        r["x"] = list(range(64))
+    agg = collect(map(reduce_run, recs))
+    shapes = ffa_pictures.image_shapes(agg.pictures, REGISTRY)
+    assert shapes == {"digits-1vs3": (8, 8)}
+    assert ffa_pictures.image_shapes(["breast-cancer", "mnist-1vs3", "nope"], REGISTRY) == \
+        {"mnist-1vs3": (10, 10)}
+    arrays = ffa_pictures.panels(agg.pictures["digits-1vs3"], (8, 8))
+    np.testing.assert_array_equal(arrays["image", ""], np.arange(64).reshape(8, 8))
+    exact = np.zeros((8, 8))
+    exact[0, :2] = 0.5
+    np.testing.assert_array_equal(arrays["exact", ""], exact)
+    # normalised time 0.5: MARCO-A has found {0} (at 0.2), MARCO-C nothing yet (0.8)
+    np.testing.assert_array_equal(arrays["marco-a", "0.5"].ravel()[:2], [1.0, 0.0])
+    assert not arrays["marco-c", "0.5"].any() and not arrays["marco-c", "0.1"].any()
+    closed = []
+    monkeypatch.setattr(ffa_pictures.plt, "close", closed.append)
+    ffa_pictures.plot_pictures(agg.pictures, shapes, tmp_path / "p.png")
+    heat = closed[0].axes[1].get_images()[1].get_array()  # exact FFA over the image
+    np.testing.assert_array_equal(heat.filled(0), exact)
+    assert (tmp_path / "p.png").stat().st_size > 0 and (tmp_path / "p.pdf").is_file()
+    with pytest.raises(ValueError, match="digits-1vs3: 64 features, not a 10x10 image"):
+        ffa_pictures.plot_pictures(agg.pictures, {"digits-1vs3": (10, 10)}, tmp_path / "q.png")
 
 
 def test_runtime_table_uses_complete_runs_only():
@@ -87,8 +208,9 @@ def test_make_report_writes_all_figures_and_table(tmp_path):
                                  "instance": r["instance"], "verified": i != 1,
                                  "n_checked": 4, "n_failed": int(i == 1)}))
         checks.append(p)
-    figs = make_report(paths, checks, tmp_path / "fig", tmp_path / "tab")
-    assert sorted(figs) == sorted(figure_paths(tmp_path / "fig")) and len(figs) == 10
+    figs = make_report(paths, checks, tmp_path / "fig", tmp_path / "tab", registry=REGISTRY)
+    pictures = tmp_path / "fig" / ffa_pictures.PICTURES
+    assert sorted(figs) == sorted([*figure_paths(tmp_path / "fig"), pictures])
     assert all(f.stat().st_size > 0 and f.with_suffix(".pdf").is_file() for f in figs)
     table = pd.read_csv(tmp_path / "tab" / "ffa_table1_runtime.csv")
     assert "marco_a_time_mean_s (published)" in table.columns

@@ -22,6 +22,7 @@ RUN_B = [[1.0, "cxp", [0]], [4.0, "axp", [1]], [4.0, "axp", [0]], [6.0, "cxp", [
 def test_axp_steps_count_only_axps():
     steps = axp_steps(RUN_A)
     assert [(t, n) for t, _, n in steps] == [(0.5, 1), (2.0, 2)]
+    assert list(axp_steps(iter(RUN_A))) == list(steps)  # one pass over an iterator
     assert steps[0][1] == {0: 1.0} and steps[1][1] == EXACT
 
 
@@ -30,9 +31,10 @@ def test_axp_steps_thinned_keep_first_last_and_all_counts():
     full = axp_steps(run)
     thin = axp_steps(run, max_points=4)
     assert [n for _, _, n in thin] == [1, 4, 7, 10]
-    assert thin == [full[n - 1] for _, _, n in thin]
+    assert list(thin) == [full[n - 1] for _, _, n in thin]
     assert thin[-1][1] == {0: 0.4, 1: 0.3, 2: 0.3, 3: 1.0}
-    assert axp_steps(run, max_points=50) == full
+    assert list(axp_steps(run, max_points=50)) == list(full)
+    assert thin.t_max == 9.0 and thin.n_total == 10
 
 
 def test_time_scale_is_last_axp_time_not_runtime():

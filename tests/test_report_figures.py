@@ -1,13 +1,17 @@
-"""Report figures: drawn from a small results folder, and empty-state figures without runs."""
+"""Report figures: drawn from a small results folder (the plotted numbers are the run files'),
+and empty-state figures without runs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_report_results import make_results
 
+from fxai.report import figures
 from fxai.report.figures import FIGURES, make_figure
+from fxai.report.results import Results
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -25,3 +29,45 @@ def test_figures_from_runs(tmp_path: Path, name: str) -> None:
 def test_unknown_figure(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="known"):
         make_figure("nope", tmp_path)
+
+
+def _drawn(monkeypatch) -> list:
+    figs: list = []
+    monkeypatch.setattr(figures, "_save", lambda fig, stem: figs.append(fig) or [])
+    return figs
+
+
+def test_figures_plot_the_numbers_of_the_run_files(tmp_path: Path, monkeypatch) -> None:
+    root = make_results(tmp_path / "res")
+    recs = Results(root).records("xpg")
+    done = [r for r in recs if r["status"] == "done"]
+    figs = _drawn(monkeypatch)
+    make_figure("xpg_xp_counts", root)
+    axps_ax, cxps_ax = figs[0].axes[:2]
+    # one box per (dataset, model), its whiskers spanning the per-instance counts
+    whiskers = sorted(x for ln in axps_ax.get_lines() for x in ln.get_xdata())
+    assert (whiskers[0], whiskers[-1]) == (1, 2)
+    assert {int(x) for ln in cxps_ax.get_lines() for x in ln.get_xdata()} == {2}
+    make_figure("xpg_runtime", root)
+    times = sorted(r["time_s"] for r in done)
+    xs = sorted(x for ln in figs[1].axes[0].get_lines() for x in ln.get_xdata())
+    assert xs[0] == pytest.approx(times[0]) and xs[-1] == pytest.approx(times[-1])
+    make_figure("nbc_length_vs_delta", root)
+    nbc = [r for r in Results(root).records("nbc")]
+    ax9 = figs[2].axes[0]  # target 9 first
+    assert ax9.get_title() == "target ≤ 9"
+    line = ax9.get_lines()[0]
+    want = [np.mean([len(p["features"]) for r in nbc for p in r["approx_paxp"]
+                     if p["delta"] == d and p["target"] == 9]) for d in (0.9, 0.95)]
+    np.testing.assert_allclose(np.asarray(line.get_ydata(), dtype=float), want)
+    make_figure("nbc_precision", root)
+    ax4 = figs[3].axes[1]  # target 4
+    shown = sorted(y for c in ax4.collections for _, y in c.get_offsets() if y > 50)
+    prec = sorted(100 * p["precision"] for r in nbc for p in r["approx_paxp"] if p["target"] == 4)
+    red = [100 * d for d in (0.9, 0.95)]
+    np.testing.assert_allclose(sorted(prec + red), shown)
+
+
+def test_slim_records_keep_counts_not_lists() -> None:
+    rec = {"dataset": "d", "axps": [[0], [1, 2]], "cxps": [], "events": [[0.1, "axp", [0]]]}
+    assert figures.slim(rec) == {"dataset": "d", "n_axps": 2, "n_cxps": 0}

@@ -30,6 +30,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,51 @@ def incomplete(head: dict, recs: list[dict]) -> str:
 def run_records(path: str | Path) -> list[dict]:
     """The records of a complete run file (an incomplete or foreign file is an error)."""
     return read_run(path)[1]
+
+
+def iter_records(path: str | Path) -> Iterator[dict]:
+    """The records of a complete run file, one line at a time (tables: memory does not grow
+    with the file), with the checks of :func:`read_run`. A first pass reads only the header
+    and counts lines, so a half-finished file is refused before any record is yielded."""
+    path = Path(path)
+    try:
+        with path.open() as fh:
+            first = fh.readline()
+            n, last = 0, first
+            for line in fh:
+                n += bool(line.strip())
+                last = line
+    except OSError as err:
+        raise RunFileError(f"{path}: cannot read the run file ({err})") from None
+    if last and not last.endswith("\n"):
+        raise RunFileError(f"{path}: last line cut off; delete the file and rerun its rule")
+    try:
+        head = json.loads(first)
+    except ValueError:
+        head = None
+    if not is_header(head):
+        raise RunFileError(f"{path}: no '{HEADER}' header line: not a run file of this fxai "
+                           "(or an older one); delete it and rerun its rule")
+    if "instances" in head and n != len(head["instances"]):
+        raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
+                           "instances written; rerun its rule (it resumes from the .partial file)")
+    ids = []
+    with path.open() as fh:
+        fh.readline()
+        for i, line in enumerate(fh, start=2):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise RunFileError(f"{path}:{i}: not a JSON object; the run file is corrupt: "
+                                   "delete it and rerun its rule") from None
+            ids.append(obj.get("instance") if isinstance(obj, dict) else None)
+            yield obj
+    missing = incomplete(head, [{"instance": i} for i in ids])
+    if missing:
+        raise RunFileError(f"{path}: incomplete run file, {missing}; rerun its rule "
+                           "(it resumes from the .partial file)")
 
 
 class Progress:

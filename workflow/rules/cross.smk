@@ -52,10 +52,14 @@ rule cross_table:
     output:
         f"{RESULTS}/tables/cross_algorithms.csv",
         f"{RESULTS}/tables/cross_algorithms.md",
+        f"{RESULTS}/tables/cross_summary.csv",
+        f"{RESULTS}/figures/cross_times.png",
+        f"{RESULTS}/figures/cross_times.pdf",
     log:
         f"{RESULTS}/logs/cross_table.log",
     shell:
-        "{DATA_FXAI} cross-table {input} --out-dir {RESULTS}/tables > {log} 2>&1"
+        "{DATA_FXAI} cross-table {input} --out-dir {RESULTS}/tables"
+        " --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
 if CROSS.get("enabled", False) and CROSS_RUNS:

@@ -20,6 +20,7 @@ FFA_FXAI = f"{sys.executable} -m fxai.cli"
 FFA_FIGS = [f"{RESULTS}/figures/ffa_fig{n}_{m}.{ext}"
             for m, ns in {"error": (1, 6), "tau": (2, 7), "rbo": (3, 8), "kl": (4, 9),
                           "naxp": (5, 10)}.items() for n in ns for ext in ("png", "pdf")]
+FFA_FIGS += [f"{RESULTS}/figures/ffa_pictures.{ext}" for ext in ("png", "pdf")]
 FFA_TABLE = [f"{RESULTS}/tables/ffa_table1_runtime.{ext}" for ext in ("csv", "md", "tex")]
 
 
@@ -110,12 +111,13 @@ rule ffa_report:
     params:
         variant=FFA.get("metric_variant", "paper"),
         log_time="--log-time" if FFA.get("log_time") else "",
+        registry=config["data"]["registry"],
     log:
         log_path("ffa/report"),
     shell:
         "{FFA_FXAI} ffa-report --runs {input.runs} --checks {input.checks} --figures-dir {RESULTS}/figures"
         " --tables-dir {RESULTS}/tables --variant {params.variant} {params.log_time}"
-        " > {log} 2>&1"
+        " --registry {params.registry} > {log} 2>&1"
 
 
 if FFA_DATASETS:

@@ -25,6 +25,7 @@ def run(args: argparse.Namespace) -> int:
     table = datasets_table(args.datasets, load_registry(args.registry), args.prepared,
                            args.raw_root, args.source_order.split(","), args.unavailable)
     write_table(table, "datasets", args.out_dir,
-                caption="Datasets: source, checksum of the raw file, prepared size and types.")
+                caption="One row per dataset: source, checksum of the raw file, prepared size "
+                "and types (nothing published).")
     print(f"datasets table: {len(table)} datasets -> {args.out_dir}/datasets.csv")
     return 0

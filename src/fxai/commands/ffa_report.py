@@ -1,4 +1,5 @@
-"""Anytime-FFA figures 1-10, Table 1 (runtime to exact FFA) and a run summary from run files."""
+"""Anytime-FFA figures 1-10, FFA pictures, Table 1 (runtime to exact FFA) and a run summary
+from run files (read one at a time, so memory does not grow with the runs' size)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-time", action="store_true", help="symlog time axis")
     p.add_argument("--reference", default="ffa_table1_runtime",
                    help="published table in data/reference ('' for none)")
+    p.add_argument("--registry", default="config/datasets.yaml",
+                   help="dataset registry: which datasets are images (FFA pictures)")
 
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     figs = make_report(args.runs, args.checks, args.figures_dir, args.tables_dir, args.variant,
-                       args.log_time, args.reference or None)
+                       args.log_time, args.reference or None, args.registry)
     logging.getLogger("fxai.ffa_report").info("wrote %d figures", len(figs))
     return 0

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from fxai.cli import positive_int
-from fxai.runfile import run_records
+from fxai.runfile import iter_records
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,13 +35,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="time columns from wall-clock (time_s) or CPU time (cpu_s)")
 
 
+def slim(record: dict) -> dict:
+    """The numbers of one run record the table uses: status, verified, times, and per kind of
+    explanation its count and mean length (the explanations and events are dropped)."""
+    out = {k: record[k] for k in ("status", "verified", "time_s", "cpu_s") if k in record}
+    for key in ("axps", "cxps"):
+        xs = record.get(key) or []
+        out[f"n_{key}"] = len(xs)
+        out[f"{key}_len"] = float(np.mean([len(e) for e in xs])) if xs else None
+    return out
+
+
 def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
               clock: str = "wall") -> dict:
-    """One table row from the run records of one dataset and its model's meta."""
+    """One table row from the (slim) run records of one dataset and its model's meta."""
+    records = [r if "n_axps" in r else slim(r) for r in records]
     nf = meta["n_features"]
     ok = [r for r in records if r["status"] == "done"]
-    na = np.array([len(r["axps"]) for r in ok]) if ok else np.zeros(0)
-    nc = np.array([len(r["cxps"]) for r in ok]) if ok else np.zeros(0)
+    na = np.array([r["n_axps"] for r in ok]) if ok else np.zeros(0)
+    nc = np.array([r["n_cxps"] for r in ok]) if ok else np.zeros(0)
     if clock == "cpu" and any("cpu_s" not in r for r in ok):
         print(f"warning: {meta['dataset']}: run file has no cpu_s (older fxai); using "
               "wall-clock time_s; rerun xpg_explain for CPU times", file=sys.stderr)
@@ -50,7 +62,7 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
         else np.zeros(0)
 
     def len_pct(key: str) -> float:
-        per = [np.mean([len(e) for e in r[key]]) for r in ok if r[key]]
+        per = [r[f"{key}_len"] for r in ok if r[f"{key}_len"] is not None]
         return round(100 * float(np.mean(per)) / nf, 1) if per else float("nan")
 
     def stat(a: np.ndarray, f, nd: int = 2) -> float:
@@ -86,7 +98,8 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
     rows = []
     for run_path, meta_path in zip(runs, metas, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        rows.append(summarise(run_records(run_path), meta, family, cap, clock))
+        records = [slim(r) for r in iter_records(run_path)]  # one record in memory at a time
+        rows.append(summarise(records, meta, family, cap, clock))
     return pd.DataFrame(rows)
 
 

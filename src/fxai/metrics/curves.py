@@ -25,7 +25,7 @@ last value, and before its first point a curve takes its first value.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -36,11 +36,82 @@ KL_INF_PAPER = 0.5
 Curve = tuple[np.ndarray, np.ndarray]
 
 
-def axp_steps(events: Sequence[Sequence], max_points: int | None = None
-              ) -> list[tuple[float, dict[int, float], int]]:
-    """``(t, approximate FFA, number of AXps)`` after each AXp event, in event order; with
-    ``max_points``, after that many evenly spaced AXps only (always the first and the last),
-    the counts still taken over every AXp (one pass; an FFA is built only where kept).
+class AxpSteps:
+    """The approximate FFA after selected AXps of one run, stored compactly.
+
+    ``t[i]`` and ``n[i]`` are the time and the number of AXps found at the i-th kept AXp;
+    ``steps[i]`` is ``(t, approximate FFA, n)`` with the FFA rebuilt on demand from integer
+    counts (features in order of first appearance), so a run reduced to 2,000 steps takes
+    kilobytes whatever its number of events. ``t_max`` is the largest AXp time of the run
+    (every AXp, kept or not) and ``n_total`` its number of AXps.
+    """
+
+    def __init__(self, t: Sequence[float], n: Sequence[int], order: Sequence[int],
+                 counts: Sequence[np.ndarray], t_max: float) -> None:
+        self.t = np.asarray(t, dtype=float)
+        self.n = np.asarray(n, dtype=np.int64)
+        self.order = list(order)
+        self.counts = list(counts)
+        self.t_max = t_max
+        self.n_total = int(self.n[-1]) if self.n.size else 0
+
+    def __len__(self) -> int:
+        return int(self.t.size)
+
+    def ffa(self, i: int) -> dict[int, float]:
+        """The approximate FFA at the i-th kept AXp (features in order of first appearance)."""
+        n = int(self.n[i])
+        return {f: c / n for f, c in zip(self.order, self.counts[i].tolist(), strict=False)}
+
+    def __getitem__(self, i: int) -> tuple[float, dict[int, float], int]:
+        i = range(len(self))[i]
+        return float(self.t[i]), self.ffa(i), int(self.n[i])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
+class StepsBuilder:
+    """Builds :class:`AxpSteps` from a run's events fed one at a time (:meth:`add`).
+
+    ``total`` is the run's number of AXps, needed in advance only to thin (``max_points``):
+    the steps kept are after that many evenly spaced AXps (always the first and the last).
+    """
+
+    def __init__(self, total: int | None = None, max_points: int | None = None) -> None:
+        self.keep: set[int] | None = None
+        if max_points and total is not None and total > max_points:
+            self.keep = set(np.linspace(0, total - 1, max_points).round().astype(int).tolist())
+        elif max_points and total is None:
+            raise ValueError("thinning to max_points needs the run's number of AXps")
+        self.counts: dict[int, int] = {}
+        self.t: list[float] = []
+        self.n_kept: list[int] = []
+        self.snaps: list[np.ndarray] = []
+        self.t_max, self.n = 0.0, 0
+
+    def add(self, event: Sequence) -> None:
+        t, kind, feats = event
+        if kind != "axp":
+            return
+        self.n += 1
+        self.t_max = max(self.t_max, float(t))
+        counts = self.counts
+        for f in feats:
+            counts[int(f)] = counts.get(int(f), 0) + 1
+        if self.keep is None or self.n - 1 in self.keep:
+            self.t.append(float(t))
+            self.n_kept.append(self.n)
+            self.snaps.append(np.fromiter(counts.values(), dtype=np.int64, count=len(counts)))
+
+    def steps(self) -> AxpSteps:
+        return AxpSteps(self.t, self.n_kept, self.counts.keys(), self.snaps, self.t_max)
+
+
+def axp_steps(events: Iterable[Sequence], max_points: int | None = None) -> AxpSteps:
+    """The approximate FFA after each AXp event, in event order; with ``max_points``, after
+    that many evenly spaced AXps only (always the first and the last), the counts still taken
+    over every AXp. ``events`` may be a one-shot iterator only without ``max_points``.
 
     Examples
     --------
@@ -50,24 +121,20 @@ def axp_steps(events: Sequence[Sequence], max_points: int | None = None
     0.2 {0: 1.0, 2: 1.0, 4: 1.0} 1
     0.4 {0: 1.0, 2: 0.5, 4: 1.0, 1: 0.5} 2
     """
-    axps = [(t, feats) for t, kind, feats in events if kind == "axp"]
-    keep: Sequence[int] | set[int] = range(len(axps))
-    if max_points and len(axps) > max_points:
-        keep = set(np.linspace(0, len(axps) - 1, max_points).round().astype(int).tolist())
-    counts: dict[int, int] = {}
-    out = []
-    for n, (t, feats) in enumerate(axps, start=1):
-        for f in feats:
-            counts[int(f)] = counts.get(int(f), 0) + 1
-        if n - 1 in keep:
-            out.append((float(t), {f: c / n for f, c in counts.items()}, n))
-    return out
+    total = None
+    if max_points:
+        events = events if isinstance(events, Sequence) else list(events)
+        total = sum(1 for e in events if e[1] == "axp")
+    b = StepsBuilder(total, max_points)
+    for e in events:
+        b.add(e)
+    return b.steps()
 
 
-def _raw_curve(steps, exact: FFA, n_exact: int, metric: str, variant: str) -> Curve:
-    n_run = steps[-1][2] if steps else 0
+def _raw_curve(steps: AxpSteps, exact: FFA, n_exact: int, metric: str, variant: str) -> Curve:
+    n_run = steps.n_total
     start = not (variant == "code" and metric == "kl")
-    points = ([(0.0, {}, 0)] if start else []) + steps
+    points = ([(0.0, {}, 0)] if start else []) + list(steps)
     if metric == "error":
         vals = [ffa_error(a, exact) for _, a, _ in points]
     elif metric == "tau":
@@ -121,9 +188,22 @@ def instance_curves(
     >>> curves["naxp"]["marco-a"][1].tolist()
     [0.0, 0.2, 0.4]
     """
-    _check_variant(variant)
-    scale = time_scale(runs)
     steps = {m: axp_steps(ev, max_points) for m, ev in runs.items()}
+    return steps_curves(steps, exact, n_exact, variant)
+
+
+def steps_scale(steps: Mapping[str, AxpSteps]) -> float:
+    """The largest AXp-discovery time among the runs' steps (1.0 if none is positive)."""
+    t = max((s.t_max for s in steps.values()), default=0.0)
+    return t if t > 0 else 1.0
+
+
+def steps_curves(
+    steps: Mapping[str, AxpSteps], exact: FFA, n_exact: int, variant: str = "paper",
+) -> dict[str, dict[str, Curve]]:
+    """:func:`instance_curves` from the runs already reduced by :func:`axp_steps`."""
+    _check_variant(variant)
+    scale = steps_scale(steps)
     out: dict[str, dict[str, Curve]] = {}
     for metric in METRICS:
         curves = {m: _raw_curve(st, exact, n_exact, metric, variant) for m, st in steps.items()}

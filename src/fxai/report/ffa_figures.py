@@ -11,15 +11,22 @@ and their check records.
   dataset and method, with the paper's values beside ours (``ffa_table1_runtime``).
 * ``ffa_summary.csv/.md``: per dataset and method, runs, complete / timeout / error counts,
   the verified runs and explanations (check records of ``fxai ffa-verify``), mean numbers
-  of AXps and CXps, switches,
-  exact-FFA disagreements.
+  of AXps and CXps, switches, exact-FFA disagreements.
+* FFA pictures of the image datasets (:mod:`fxai.report.ffa_pictures`).
+
+Memory: run files are read one at a time and streamed (:func:`read_run`); each run is kept
+only as its table fields and at most ``MAX_POINTS`` AXp steps until its instance is
+complete, then as the instance's curves. The figures and tables are those of reading every
+record whole.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -29,8 +36,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from fxai.explain import ffa_from_axps  # noqa: E402
-from fxai.metrics.curves import average_instances, instance_curves  # noqa: E402
+from fxai.metrics.curves import (  # noqa: E402
+    AxpSteps,
+    StepsBuilder,
+    average_instances,
+    steps_curves,
+)
+from fxai.report.stream_json import parse_object  # noqa: E402
 
 LOG = logging.getLogger("fxai.ffa_figures")
 METHODS = ("marco-a", "marco-c", "marco-s")
@@ -66,63 +78,225 @@ def figure_paths(fig_dir: str | Path) -> list[Path]:
 
 
 CHECK_FIELDS = ("verified", "n_checked", "n_failed", "check_time_s")
+META_FIELDS = ("dataset", "method", "instance", "status", "complete", "time_s", "n_axps",
+               "n_cxps", "switched_at")
+MAX_POINTS = 2000  # AXps per run at which the curves are evaluated (fxai.metrics.curves)
 
 
-def load_runs(paths: Iterable[str | Path], checks: Iterable[str | Path] = ()) -> list[dict]:
-    """The run records (one JSON object per file), with the fields of their check records
-    (``fxai ffa-verify``) merged in; a run without a check record has ``verified`` None."""
+class AxpSet:
+    """The distinct AXps of a run fed one at a time: their number, the exact FFA they give
+    and an order-independent digest (sum of 128-bit BLAKE2 hashes), so that two runs' sets
+    compare without being held."""
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+        self.counts: dict[int, int] = {}
+        self.digest = 0
+
+    def add(self, axp: Iterable[int]) -> None:
+        a = tuple(axp)
+        h = hashlib.blake2b(repr(a).encode(), digest_size=16).digest()
+        if h in self.seen:
+            return
+        self.seen.add(h)
+        self.digest = (self.digest + int.from_bytes(h, "big")) % (1 << 128)
+        for f in a:
+            self.counts[f] = self.counts.get(f, 0) + 1
+
+    def ffa(self) -> dict[int, float]:
+        """As :func:`fxai.explain.ffa_from_axps` of the distinct AXps."""
+        return {f: c / len(self.seen) for f, c in sorted(self.counts.items())}
+
+
+@dataclass
+class ReducedRun:
+    """What the report needs of one run record: its table fields, its AXps reduced to
+    ``MAX_POINTS`` steps, and for a complete run a digest of its AXp set and its FFA."""
+
+    meta: dict
+    steps: AxpSteps
+    x: list
+    axps_digest: int | None = None
+    ffa: dict[int, float] | None = None
+    n_axps: int = 0
+
+
+class _Reducer:
+    """Receives one run record's fields (AXps, then events) and reduces them."""
+
+    def __init__(self, fields: Mapping, max_points: int | None) -> None:
+        self.fields, self.max_points = fields, max_points
+        self.axps = AxpSet()
+        self.builder: StepsBuilder | None = None
+        self.buffered: list | None = None
+
+    def event(self, ev: Sequence) -> None:
+        if self.builder is None and self.buffered is None:
+            if "axps" in self.fields or not self.max_points:  # the number of AXps is known
+                self.builder = StepsBuilder(self.fields.get("axps"), self.max_points)
+            else:  # events before the AXps: hold them (older field order)
+                self.buffered = []
+        if self.builder is not None:
+            self.builder.add(ev)
+        else:
+            self.buffered.append(ev)
+
+    def result(self, check: Mapping | None, where: str) -> ReducedRun:
+        rec = self.fields
+        missing = [k for k in ("dataset", "method", "instance", "status") if k not in rec]
+        if missing:
+            raise ValueError(f"{where}: not an FFA run record (missing {missing})")
+        error = rec["status"] == "error"
+        if self.buffered is not None:
+            self.builder = StepsBuilder(sum(e[1] == "axp" for e in self.buffered),
+                                        self.max_points)
+            for ev in self.buffered:
+                self.builder.add(ev)
+        builder = StepsBuilder() if error or self.builder is None else self.builder
+        if not error and "axps" in rec and builder.n != rec["axps"]:
+            raise ValueError(f"{where}: {rec['axps']} AXps but {builder.n} AXp events")
+        meta = {k: rec[k] for k in META_FIELDS if k in rec}
+        meta |= {k: (check or {}).get(k) for k in CHECK_FIELDS}
+        out = ReducedRun(meta, builder.steps(), list(rec.get("x") or []))
+        if rec.get("complete") and not error:
+            out.axps_digest, out.ffa, out.n_axps = (self.axps.digest, self.axps.ffa(),
+                                                    len(self.axps.seen))
+        return out
+
+
+def reduce_run(record: Mapping, check: Mapping | None = None,
+               max_points: int | None = MAX_POINTS) -> ReducedRun:
+    """Reduce a run record held in memory (with its check record's fields)."""
+    fields = {k: v for k, v in record.items() if k not in ("axps", "events")}
+    red = _Reducer(fields, max_points)
+    for a in record.get("axps") or []:
+        red.axps.add(a)
+    fields["axps"] = len(record.get("axps") or [])
+    for ev in record.get("events") or []:
+        red.event(ev)
+    return red.result(check, "run record")
+
+
+def read_run(path: str | Path, check: Mapping | None = None,
+             max_points: int | None = MAX_POINTS) -> ReducedRun:
+    """Read and reduce the run file of ``fxai ffa-run`` at ``path`` (the one place run files
+    are read): the ``axps`` and ``events`` arrays are streamed, never held, so memory stays
+    at a few MB whatever the run's size."""
+    fields: dict = {}
+    red = _Reducer(fields, max_points)
+    try:
+        with Path(path).open() as fh:
+            parse_object(fh, {"axps": red.axps.add, "events": red.event, "cxps": _drop},
+                         out=fields)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path}: cannot read an FFA run record: {err}") from err
+    return red.result(check, str(path))
+
+
+def _drop(_: object) -> None:
+    """Elements the report does not use (CXps: counted by ``n_cxps``)."""
+
+
+def read_checks(paths: Iterable[str | Path]) -> dict[tuple, dict]:
+    """Check records of ``fxai ffa-verify`` by ``(dataset, method, instance)``."""
     found = {}
-    for p in checks:
+    for p in paths:
         c = json.loads(Path(p).read_text())
         found[c["dataset"], c["method"], c["instance"]] = c
-    records = []
+    return found
+
+
+def load_runs(paths: Iterable[str | Path], checks: Iterable[str | Path] = (),
+              max_points: int | None = MAX_POINTS) -> Iterator[ReducedRun]:
+    """The run files read and reduced one at a time."""
+    found = read_checks(checks)
     for p in paths:
-        r = json.loads(Path(p).read_text())
-        c = found.get((r.get("dataset"), r.get("method"), r.get("instance")), {})
-        records.append(r | {k: c.get(k) for k in CHECK_FIELDS})
-    return records
+        r = read_run(p, None, max_points)
+        key = (r.meta["dataset"], r.meta["method"], r.meta["instance"])
+        r.meta |= {k: found.get(key, {}).get(k) for k in CHECK_FIELDS}
+        yield r
 
 
-def by_instance(records: Iterable[Mapping]) -> dict[tuple[str, int], dict[str, Mapping]]:
-    """``{(dataset, row id): {method: record}}``."""
-    out: dict[tuple[str, int], dict[str, Mapping]] = {}
-    for r in records:
-        out.setdefault((r["dataset"], int(r["instance"])), {})[r["method"]] = r
-    return out
-
-
-def exact_ffa(runs: Mapping[str, Mapping]) -> tuple[dict[int, float], int, bool] | None:
-    """(exact FFA, number of AXps, complete runs agree) or None without a complete run."""
-    done = [runs[m] for m in METHODS if m in runs and runs[m].get("complete")]
+def exact_ffa(runs: Mapping[str, ReducedRun]) -> tuple[dict[int, float], int, bool] | None:
+    """(exact FFA, number of AXps, complete runs agree) or None without a complete run; the
+    first complete run in the order MARCO-A, -C, -S gives the FFA."""
+    done = [runs[m] for m in METHODS if m in runs and runs[m].ffa is not None]
     if not done:
         return None
-    sets = [frozenset(tuple(a) for a in r["axps"]) for r in done]
-    agree = all(s == sets[0] for s in sets)
-    return ffa_from_axps(sorted(sets[0])), len(sets[0]), agree
+    agree = all(r.axps_digest == done[0].axps_digest for r in done)
+    return done[0].ffa, done[0].n_axps, agree
 
 
-def collect(records: Sequence[Mapping], variant: str = "paper"):
-    """Per-dataset lists of instance curves, and per-dataset counts of the exclusions."""
-    curves: dict[str, list] = {}
-    notes: dict[str, dict[str, int]] = {}
-    for (ds, _), runs in sorted(by_instance(records).items()):
-        n = notes.setdefault(
+@dataclass
+class Picture:
+    """One instance of an image dataset: its pixels, exact FFA and its runs' steps."""
+
+    instance: int
+    x: list
+    exact: dict[int, float]
+    steps: dict[str, AxpSteps]
+
+
+@dataclass
+class Aggregate:
+    """Instance curves, exclusion counts per dataset, the runs' table fields, and per dataset
+    the instance with the smallest row id among those in the figures (for FFA pictures)."""
+
+    variant: str = "paper"
+    curves: dict[tuple[str, int], dict] = field(default_factory=dict)
+    notes: dict[str, dict[str, int]] = field(default_factory=dict)
+    metas: list[dict] = field(default_factory=list)
+    pictures: dict[str, Picture] = field(default_factory=dict)
+
+    def per_dataset(self) -> dict[str, list]:
+        """``{dataset: [instance curves in instance order]}``, datasets sorted."""
+        out: dict[str, list] = {}
+        for (ds, _), c in sorted(self.curves.items()):
+            out.setdefault(ds, []).append(c)
+        return out
+
+    def add_instance(self, key: tuple[str, int], runs: Mapping[str, ReducedRun]) -> None:
+        ds, inst = key
+        n = self.notes.setdefault(
             ds, {"instances": 0, "used": 0, "no_exact": 0, "missing_or_error": 0, "disagree": 0}
         )
         n["instances"] += 1
-        ok = {m: runs[m] for m in METHODS if m in runs and runs[m].get("status") != "error"}
+        ok = {m: runs[m] for m in METHODS if m in runs and runs[m].meta["status"] != "error"}
         ex = exact_ffa(ok)
         if ex is None:
             n["no_exact"] += 1
-            continue
+            return
         n["disagree"] += not ex[2]
         if len(ok) < len(METHODS):
             n["missing_or_error"] += 1
-            continue
-        events = {m: r["events"] for m, r in ok.items()}
-        curves.setdefault(ds, []).append(instance_curves(events, ex[0], ex[1], variant))
+            return
+        steps = {m: r.steps for m, r in ok.items()}
+        self.curves[key] = steps_curves(steps, ex[0], ex[1], self.variant)
         n["used"] += 1
-    return curves, notes
+        if ds not in self.pictures or inst < self.pictures[ds].instance:
+            self.pictures[ds] = Picture(inst, ok[METHODS[0]].x, ex[0], steps)
+
+
+def collect(runs: Iterable[ReducedRun], variant: str = "paper") -> Aggregate:
+    """Group reduced runs by instance as they come and turn each instance into its curves as
+    soon as it has all methods (the rest at the end): memory holds the pending instances'
+    steps and every instance's curves (at most ``MAX_POINTS`` + 1 points each), never runs."""
+    agg = Aggregate(variant)
+    pending: dict[tuple[str, int], dict[str, ReducedRun]] = {}
+    done: set[tuple[str, int, str]] = set()
+    for r in runs:
+        ds, method, inst = r.meta["dataset"], r.meta["method"], int(r.meta["instance"])
+        if (ds, inst, method) in done:
+            raise ValueError(f"two run records for {ds} instance {inst} {method}")
+        done.add((ds, inst, method))
+        agg.metas.append(r.meta)
+        group = pending.setdefault((ds, inst), {})
+        group[method] = r
+        if all(m in group for m in METHODS):
+            agg.add_instance((ds, inst), pending.pop((ds, inst)))
+    for key in sorted(pending):
+        agg.add_instance(key, pending.pop(key))
+    return agg
 
 
 def _draw(ax, avg: Mapping[str, tuple[np.ndarray, np.ndarray]], log_time: bool) -> None:
@@ -249,15 +423,19 @@ def make_report(
     variant: str = "paper",
     log_time: bool = False,
     reference: str | None = "ffa_table1_runtime",
+    registry: str | Path | None = None,
 ) -> list[Path]:
-    """Figures 1-10, Table 1 and the run summary from the run files; returns figure paths."""
+    """Figures 1-10, the FFA pictures, Table 1 and the run summary from the run files, read
+    one at a time; returns the figure paths. The dataset ``registry`` says which datasets
+    are images (none without it)."""
+    from fxai.report.ffa_pictures import PICTURES, image_shapes, plot_pictures
     from fxai.report.tables import write_table
 
-    records = load_runs(run_paths, check_paths)
-    if not records:
+    agg = collect(load_runs(run_paths, check_paths), variant)
+    shapes = image_shapes(agg.pictures, registry) if registry else {}
+    if not agg.metas:
         raise ValueError("no FFA run records given")
-    curves, notes = collect(records, variant)
-    for ds, n in notes.items():
+    for ds, n in agg.notes.items():
         LOG.info(
             "%s: %d instances, %d in figures, %d without exact FFA, %d incomplete, "
             "%d exact-FFA disagreements",
@@ -268,18 +446,21 @@ def make_report(
             n["missing_or_error"],
             n["disagree"],
         )
-    figs = plot_figures(curves, fig_dir, variant, log_time)
+    figs = plot_figures(agg.per_dataset(), fig_dir, variant, log_time)
+    figs.append(plot_pictures(agg.pictures, shapes, Path(fig_dir) / PICTURES))
     write_table(
-        runtime_table(records),
+        runtime_table(agg.metas),
         "ffa_table1_runtime",
         table_dir,
         reference=reference,
-        caption="Average runtime (s) to the exact FFA per dataset (complete runs).",
+        caption="One row per dataset: mean time (s) to the exact FFA of MARCO-A, -C and -S over "
+        "the complete runs (published: the marco_*_time_mean_s columns).",
     )
     write_table(
-        summary_table(records, notes),
+        summary_table(agg.metas, agg.notes),
         "ffa_summary",
         table_dir,
-        caption="Anytime FFA runs: status, verification and explanation counts.",
+        caption="One row per (dataset, method): anytime FFA runs by status, verification and "
+        "explanation counts (nothing published).",
     )
     return figs

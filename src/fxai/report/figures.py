@@ -212,6 +212,28 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
         return _save(fig, Path(stem))
 
 
+def slim(record: dict) -> dict:
+    """A run record without its explanation lists and events: ``axps``/``cxps`` become their
+    counts ``n_axps``/``n_cxps`` (what the figures need), so a section's records fit in memory
+    whatever the runs found."""
+    out = {k: v for k, v in record.items() if k not in ("axps", "cxps", "events")}
+    for key in ("axps", "cxps"):
+        if key in record:
+            out[f"n_{key}"] = len(record[key] or [])
+    return out
+
+
+def _has(record: dict, field: str) -> bool:
+    return field in record or f"n_{field}" in record
+
+
+def _count(record: dict, field: str) -> int:
+    """Number of explanations of a kind in a full or slim record."""
+    if f"n_{field}" in record:
+        return int(record[f"n_{field}"])
+    return len(record.get(field) or [])
+
+
 def _xpg_groups(records: Iterable[dict]) -> dict[str, list[dict]]:
     """Finished records by "dataset (model)", ordered by model then dataset."""
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -246,7 +268,7 @@ def _hbox(ax, data: list[list[float]], labels: list[str], models: list[str]) -> 
 def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
     """Number of AXps and of CXps per instance, per dataset and model (box plots)."""
     groups = _xpg_groups(records)
-    groups = {k: v for k, v in groups.items() if any("axps" in r for r in v)}
+    groups = {k: v for k, v in groups.items() if any(_has(r, "axps") for r in v)}
     title = "XpG: explanations per instance"
     if not groups:
         return empty_figure(stem, title, "no XpG runs with enumerated AXps/CXps in this profile")
@@ -256,7 +278,7 @@ def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(WIDTH_IN, height), sharey=True)
         for ax, field, name in zip(axes, ("axps", "cxps"), ("AXps", "CXps"), strict=True):
-            data = [[len(r.get(field) or []) for r in groups[lab]] for lab in labels]
+            data = [[_count(r, field) for r in groups[lab]] for lab in labels]
             _hbox(ax, data, labels, models)
             ax.set_xlabel(f"{name} per instance")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -304,5 +326,72 @@ def make_figure(
     section, draw = FIGURES[name]
     root = Path(results_root)
     root.mkdir(parents=True, exist_ok=True)
-    records = Results(root).records(section)
+    records = [slim(r) for r in Results(root).iter_records(section)]
     return draw(records, Path(out_dir or root / "figures") / name)
+
+
+CROSS_ALGORITHMS = (  # (column label, time column, scale to seconds, completion column)
+    ("one AXp", "axp_ms", 1e-3, None),
+    ("one CXp", "cxp_ms", 1e-3, None),
+    ("MARCO-A", "marco-a_s", 1.0, "marco-a_complete_pct"),
+    ("MARCO-C", "marco-c_s", 1.0, "marco-c_complete_pct"),
+    ("MARCO-S", "marco-s_s", 1.0, "marco-s_complete_pct"),
+    ("ApproxPAXp", "paxp_ms", 1e-3, None),
+)
+
+
+def cross_matrix(table) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Row labels, mean CPU seconds per instance ``[row, algorithm]`` (NaN: not run) and the
+    completion % of the enumerations (NaN for the single-explanation algorithms)."""
+    labels = [f"{f}: {d}" for f, d in zip(table["family"], table["dataset"], strict=True)]
+    secs = np.full((len(table), len(CROSS_ALGORITHMS)), np.nan)
+    done = np.full_like(secs, np.nan)
+    for j, (_, col, scale, comp) in enumerate(CROSS_ALGORITHMS):
+        if col in table:
+            secs[:, j] = table[col].astype(float).to_numpy() * scale
+        if comp and comp in table:
+            done[:, j] = table[comp].astype(float).to_numpy()
+    return labels, secs, done
+
+
+def cross_algorithms(table, stem: str | Path) -> list[Path]:
+    """Heat map of the mean CPU time per instance, one row per (model family, dataset) and one
+    column per algorithm (log colour scale, the time written in each cell); an enumeration
+    that did not complete on every instance has a dashed red frame and its completion %; the last
+    column marks whether the complete runs agree on the exact FFA (✓ all, else the %)."""
+    title = "Every algorithm on every model: mean CPU time per instance"
+    if table is None or not len(table):
+        return empty_figure(stem, title, "no cross-algorithm runs in this profile")
+    labels, secs, done = cross_matrix(table)
+    agree = table["ffa_methods_agree_pct"].astype(float).to_numpy()
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.9 + 0.3 * len(labels)))
+        logt = np.log10(np.clip(secs, 1e-6, None))
+        im = ax.imshow(np.ma.masked_invalid(logt), cmap="viridis_r", aspect="auto")
+        for i in range(len(labels)):
+            for j in range(len(CROSS_ALGORITHMS)):
+                if np.isnan(secs[i, j]):
+                    ax.text(j, i, "–", ha="center", va="center", fontsize=6, color="grey")
+                    continue
+                text = _seconds(secs[i, j])
+                if not np.isnan(done[i, j]) and done[i, j] < 100:
+                    text += f"\n{done[i, j]:.0f}% complete"
+                    ax.add_patch(plt.Rectangle((j - 0.45, i - 0.42), 0.9, 0.84, fill=False,
+                                               edgecolor="tab:red", lw=1.2, ls="--"))
+                ax.text(j, i, text, ha="center", va="center", fontsize=6,
+                        color="white" if im.norm(logt[i, j]) > 0.5 else "black")
+            mark = "" if np.isnan(agree[i]) else ("✓" if agree[i] >= 100 else f"✗ {agree[i]:.0f}%")
+            ax.text(len(CROSS_ALGORITHMS) - 0.3, i, mark, ha="left", va="center", fontsize=6,
+                    color="tab:green" if mark == "✓" else "tab:red")
+        ax.set_xticks(range(len(CROSS_ALGORITHMS)), [c[0] for c in CROSS_ALGORITHMS])
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlim(-0.5, len(CROSS_ALGORITHMS) + 0.3)
+        ax.text(len(CROSS_ALGORITHMS) - 0.3, -0.8, "FFA agree", fontsize=6, ha="left")
+        ax.tick_params(axis="x", top=True, bottom=False, labeltop=True, labelbottom=False)
+        fig.colorbar(im, ax=ax, label="log10 CPU s per instance", shrink=0.8)
+        ax.set_title(title)
+        return _save(fig, Path(stem))
+
+
+def _seconds(s: float) -> str:
+    return f"{s * 1000:.3g} ms" if s < 1 else f"{s:.3g} s"

@@ -1,0 +1,111 @@
+"""Read one large JSON object from a file without holding it: the elements of chosen array
+fields are handed to callbacks one by one, every other field is returned as usual.
+
+>>> import io
+>>> seen = []
+>>> parse_object(io.StringIO('{"a": 1, "big": [[1, 2], [3]], "b": "x"}'),
+...              {"big": seen.append}, chunk=4)
+{'a': 1, 'big': 2, 'b': 'x'}
+>>> seen
+[[1, 2], [3]]
+
+Memory is the text of one element or field plus a read buffer (``chunk`` characters), so a
+record of hundreds of MB is read in a few MB; each element is decoded by the standard
+library's JSON decoder (``raw_decode``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
+
+_WS = re.compile(r"\s*")
+_DECODER = json.JSONDecoder()
+
+
+class _Buffer:
+    def __init__(self, fh: TextIO, chunk: int) -> None:
+        self.fh, self.chunk, self.buf, self.pos, self.eof = fh, chunk, "", 0, False
+
+    def fill(self, size: int) -> bool:
+        """Append up to ``size`` more characters; False at the end of the file."""
+        more = self.fh.read(size)
+        if not more:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos:] + more
+        self.pos = 0
+        return True
+
+    def peek(self) -> str:
+        """The next non-space character ('' at the end of the file)."""
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()
+            if self.pos < len(self.buf) or not self.fill(self.chunk):
+                return self.buf[self.pos:self.pos + 1]
+
+    def take(self, char: str) -> None:
+        if self.peek() != char:
+            got = self.buf[self.pos:self.pos + 20] or "end of file"
+            raise ValueError(f"expected {char!r} at {got!r}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        """The next complete JSON value (more text is read until it is whole)."""
+        size = self.chunk
+        while True:
+            self.peek()
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError:
+                if self.fill(size):
+                    size *= 2  # a large value: read faster than one chunk at a time
+                    continue
+                raise
+            if end == len(self.buf) and not self.eof and self.fill(size):
+                continue  # a number may go on in the next chunk: decode again
+            self.pos = end
+            return value
+
+
+def parse_object(fh: TextIO, arrays: Mapping[str, Callable[[Any], None]],
+                 chunk: int = 1 << 20, out: dict | None = None) -> dict:
+    """The fields of the JSON object in ``fh`` except those named in ``arrays``, whose
+    elements (when the field is an array) go one by one to ``arrays[name]``; such a field
+    is returned as its number of elements. The fields are put into ``out`` (when given) as
+    they are read, so a callback can see the fields before its own."""
+    b = _Buffer(fh, chunk)
+    out = {} if out is None else out
+    b.take("{")
+    if b.peek() == "}":
+        b.take("}")
+        return out
+    while True:
+        key = b.value()
+        if not isinstance(key, str):
+            raise ValueError(f"expected a field name, got {key!r}")
+        b.take(":")
+        if key in arrays and b.peek() == "[":
+            b.take("[")
+            out[key] = 0
+            if b.peek() == "]":
+                b.take("]")
+            else:
+                while True:
+                    arrays[key](b.value())
+                    out[key] += 1
+                    if b.peek() == "]":
+                        b.take("]")
+                        break
+                    b.take(",")
+        else:
+            out[key] = b.value()
+        if b.peek() == "}":
+            b.take("}")
+            break
+        b.take(",")
+    if b.peek():
+        raise ValueError(f"text after the JSON object: {b.buf[b.pos:b.pos + 20]!r}")
+    return out
