@@ -18,11 +18,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-time", action="store_true", help="symlog time axis")
     p.add_argument("--reference", default="ffa_table1_runtime",
                    help="published table in data/reference ('' for none)")
+    p.add_argument("--models", nargs="*", default=None,
+                   help="the ensembles' meta JSON (models/bt/<ds>.meta.json): hardness columns")
 
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     figs = make_report(args.runs, args.checks, args.figures_dir, args.tables_dir, args.variant,
-                       args.log_time, args.reference or None)
+                       args.log_time, args.reference or None, args.models)
     logging.getLogger("fxai.ffa_report").info("wrote %d figures", len(figs))
     return 0
