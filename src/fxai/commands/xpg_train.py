@@ -102,8 +102,11 @@ def published_size(dataset: str, reference: str) -> tuple[int, int]:
         if col not in table.columns:
             raise SystemExit(f"published table {reference}: no column {col!r}")
     aliases = alias_map()
-    want = aliases.get(dataset.lower(), dataset)
-    rows = table[[aliases.get(str(d).lower(), d) == want for d in table["dataset"]]]
+
+    def canon(name: str) -> str:
+        return aliases.get(name.lower(), name).lower()
+
+    rows = table[[canon(str(d)) == canon(dataset) for d in table["dataset"]]]
     if len(rows) != 1:
         raise SystemExit(f"published table {reference} has {len(rows)} rows for dataset "
                          f"{dataset!r}; the sized learner needs exactly one (depth, n_nodes)")
