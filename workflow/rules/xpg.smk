@@ -14,6 +14,8 @@ XPG_DT = [ds for ds in datasets_of("xpg", "dt_datasets") if ds not in XPG_SKIP]
 XPG_OBDD = [ds for ds in datasets_of("xpg", "obdd_datasets") if ds not in XPG_SKIP]
 XPG_FXAI = f"{sys.executable} -m fxai.cli"
 XPG_CAP = XPG.get("max_instances")
+XPG_ROWS_ALL = XPG.get("max_rows_all", 1000)
+XPG_FRACTION = XPG.get("fraction", 0.3)
 XPG_CAP_ARG = f"--max-instances {XPG_CAP}" if XPG_CAP else ""
 XPG_MODEL_FILE = {"dt": "{ds}.joblib", "obdd": "{ds}.bdd.json"}
 XPG_DT_CFG = XPG.get("dt") or {}
@@ -158,3 +160,30 @@ for _family, _names, _table, _learner in (
 
     if _names:
         OUTPUTS.extend([f"{RESULTS}/tables/{_table}.csv", f"{RESULTS}/tables/{_table}.md"])
+
+
+XPG_TI = XPG_DT + XPG_OBDD
+
+
+rule xpg_instances:
+    """Which reading of the paper's #TI rule gives its published counts (docs/fidelity.md)."""
+    input:
+        csv=expand("data/prepared/{ds}.csv", ds=XPG_TI),
+        raw=[f"data/raw/{REG.root(ds)}/manifest.json" for ds in XPG_TI
+             if source_of(REG.entry(ds), DATA_ORDER) == "files"],
+    output:
+        csv=f"{RESULTS}/tables/xpg_instances.csv",
+        rules=f"{RESULTS}/tables/xpg_instances_rules.csv",
+    params:
+        names=" ".join(XPG_TI),
+        order=",".join(DATA_ORDER),
+    log:
+        log_path("xpg/instances"),
+    shell:
+        "{XPG_FXAI} xpg-instances --datasets {params.names} --source-order {params.order}"
+        " --max-rows-all {XPG_ROWS_ALL} --fraction {XPG_FRACTION}"
+        " --out-dir {RESULTS}/tables > {log} 2>&1"
+
+
+if XPG_TI:
+    OUTPUTS.append(f"{RESULTS}/tables/xpg_instances.csv")
