@@ -193,3 +193,23 @@ def test_mat_member_of_a_zip_and_arff(tmp_path):
     p = run(tmp_path, reg)
     assert p.feature_names == ["a b", "n"] and p.domains[0]["labels"] == ["x", "y z"]
     assert p.X.tolist() == [[0, 1.5], [1, 2.0]] and p.y.tolist() == [0, 1]
+
+
+def test_quantile_bins_keep_a_tie_heavy_feature(tmp_path):
+    """A feature that is 0 in most rows (adult's capital-gain) is not binned into a constant:
+    0 gets a bin of its own, the other values are cut into quantiles."""
+    rng = np.random.default_rng(0)
+    gain = np.where(np.arange(200) % 10 == 0, rng.integers(100, 10000, 200), 0)
+    rows = "\n".join(f"{g},{'ab'[i % 2]}" for i, g in enumerate(gain))
+    reg = make(tmp_path, "gain,label\n" + rows + "\n", features={"default": "numeric"},
+               discretise={"method": "quantile", "bins": 4})
+    p = run(tmp_path, reg)
+    codes = p.X[:, 0]
+    assert set(codes[gain == 0]) == {0} and 0 not in set(codes[gain > 0])
+    assert len(p.domains[0]["edges"]) == 3 and np.bincount(codes)[1:].min() >= 6
+    spread = "\n".join(f"{x:.3f},{'ab'[i % 2]}" for i, x in enumerate(rng.random(40)))
+    reg = make(tmp_path, "x,label\n" + spread + "\n", features={"default": "numeric"},
+               discretise={"method": "quantile", "bins": 4})
+    x = np.array([float(r.split(",")[0]) for r in spread.splitlines()])
+    assert run(tmp_path, reg).domains[0]["edges"] == pytest.approx(
+        np.quantile(x, [0.25, 0.5, 0.75]))  # no ties: plain quantiles, as before

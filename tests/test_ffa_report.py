@@ -225,3 +225,17 @@ def test_make_report_writes_all_figures_and_table(tmp_path):
     assert summary.loc[("sarcasm", "marco-a"), "verified"] == "0/0"
     with pytest.raises(ValueError, match="no FFA run"):
         make_report([], [], tmp_path / "fig", tmp_path / "tab")
+
+
+def test_runtime_table_hardness_columns():
+    recs = runs_of("mnist-1vs3", 0) + runs_of("sarcasm", 1)
+    meta = {"n_used_features": 40, "n_features": 100, "thresholds": 120, "trees": 25, "depth": 3}
+    paper = pd.DataFrame({"dataset": ["mnist-1vs3", "sarcasm"], "n_features": [100, np.nan],
+                          "trees": [25, 25], "depth": [3, 5]})
+    t = runtime_table(recs, {"mnist-1vs3": meta}, paper).set_index("dataset")
+    assert t.loc["mnist-1vs3", "features_used"] == 40 and t.loc["mnist-1vs3", "thresholds"] == 120
+    assert t.loc["mnist-1vs3", "axps_mean"] == 2 and t.loc["mnist-1vs3", "cxps_mean"] == 1
+    assert "paper: 100 features, 25 trees of depth 3 (at most 175" in t.loc["mnist-1vs3",
+                                                                            "hardness"]
+    assert t.loc["sarcasm", "hardness"] == "model meta not given"
+    assert "hardness" not in runtime_table(recs).columns

@@ -104,6 +104,7 @@ rule ffa_report:
                     method=FFA_METHODS, k=FFA_K),
         checks=expand(f"{RESULTS}/checks/ffa/{{ds}}/{{method}}/{{k}}.json", ds=FFA_DATASETS,
                       method=FFA_METHODS, k=FFA_K),
+        models=expand(f"{RESULTS}/models/bt/{{ds}}.meta.json", ds=FFA_DATASETS),
     output:
         FFA_FIGS,
         FFA_TABLE,
@@ -115,7 +116,8 @@ rule ffa_report:
     log:
         log_path("ffa/report"),
     shell:
-        "{FFA_FXAI} ffa-report --runs {input.runs} --checks {input.checks} --figures-dir {RESULTS}/figures"
+        "{FFA_FXAI} ffa-report --runs {input.runs} --checks {input.checks} --models {input.models}"
+        " --figures-dir {RESULTS}/figures"
         " --tables-dir {RESULTS}/tables --variant {params.variant} {params.log_time}"
         " --registry {params.registry} > {log} 2>&1"
 

@@ -21,6 +21,7 @@ report: "../report/workflow.rst"
 
 REPORT_DIR = f"{RESULTS}/report"
 REPORT_CLI = f"{sys.executable} -m fxai.commands.report"  # lighter than -m fxai.cli
+REPORT_CLI_FXAI = f"{sys.executable} -m fxai.cli"
 REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
 REPORT_CATEGORIES = {
     "data": "1 Data",
@@ -50,6 +51,34 @@ def _report_part_outputs():
             targets += [f for f in files if f not in wanted and "{" not in f]
             wanted.update(files)
     return targets
+
+
+def report_model_metas():
+    """The meta JSON of every model the active sections train (input of table models)."""
+    folders = [("nbc", NBC_DATASETS), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
+    folders += [("dt" if lr == "cart" else "dt-sized", XPG_DT) for lr in XPG_LEARNERS]
+    return [f"{RESULTS}/models/{m}/{ds}.meta.json" for m, names in folders for ds in names]
+
+
+REPORT_MODEL_METAS = report_model_metas()
+
+
+rule models_table:
+    """Table models: per trained model its size, features and thresholds used, accuracy."""
+    input:
+        REPORT_MODEL_METAS,
+    output:
+        csv=f"{RESULTS}/tables/models.csv",
+        md=f"{RESULTS}/tables/models.md",
+        tex=f"{RESULTS}/tables/models.tex",
+    log:
+        log_path("report/models_table"),
+    shell:
+        "{REPORT_CLI_FXAI} models-table --metas {input} --out-dir {RESULTS}/tables > {log} 2>&1"
+
+
+if REPORT_MODEL_METAS:
+    OUTPUTS.append(f"{RESULTS}/tables/models.csv")
 
 
 REPORT_PART_OUTPUTS = _report_part_outputs()  # report.smk is included last

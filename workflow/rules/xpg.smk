@@ -14,8 +14,13 @@ XPG_DT = [ds for ds in datasets_of("xpg", "dt_datasets") if ds not in XPG_SKIP]
 XPG_OBDD = [ds for ds in datasets_of("xpg", "obdd_datasets") if ds not in XPG_SKIP]
 XPG_FXAI = f"{sys.executable} -m fxai.cli"
 XPG_CAP = XPG.get("max_instances")
+XPG_ROWS_ALL = XPG.get("max_rows_all", 1000)
+XPG_FRACTION = XPG.get("fraction", 0.3)
 XPG_CAP_ARG = f"--max-instances {XPG_CAP}" if XPG_CAP else ""
 XPG_MODEL_FILE = {"dt": "{ds}.joblib", "obdd": "{ds}.bdd.json"}
+XPG_DT_CFG = XPG.get("dt") or {}
+XPG_LEARNERS = XPG_DT_CFG.get("learners", ["cart"])  # cart: models/dt; sized: models/dt-sized
+XPG_SIZED = XPG_DT_CFG.get("sized") or {}
 
 
 rule xpg_train_dt:
@@ -27,15 +32,29 @@ rule xpg_train_dt:
         model=f"{RESULTS}/models/dt/{{ds}}.joblib",
         meta=f"{RESULTS}/models/dt/{{ds}}.meta.json",
     params:
-        depths=" ".join(str(d) for d in (XPG.get("dt") or {}).get("depths", [3, 4, 5, 6])),
-        val_size=(XPG.get("dt") or {}).get("val_size", 0.2),
+        learner="--learner cart --depths "
+        + " ".join(str(d) for d in XPG_DT_CFG.get("depths", [3, 4, 5, 6]))
+        + f" --val-size {XPG_DT_CFG.get('val_size', 0.2)}",
+        out_dir=f"{RESULTS}/models/dt",
         seed=config.get("seed", 0),
     log:
         log_path("xpg/train_dt_{ds}"),
     shell:
         "{XPG_FXAI} xpg-train --family dt --dataset {wildcards.ds} --split {input.split}"
-        " --out-dir {RESULTS}/models/dt --depths {params.depths} --val-size {params.val_size}"
-        " --seed {params.seed} > {log} 2>&1"
+        " --out-dir {params.out_dir} {params.learner} --seed {params.seed} > {log} 2>&1"
+
+
+use rule xpg_train_dt as xpg_train_dt_sized with:
+    output:
+        model=f"{RESULTS}/models/dt-sized/{{ds}}.joblib",
+        meta=f"{RESULTS}/models/dt-sized/{{ds}}.meta.json",
+    params:
+        learner=f"--learner sized --size-method {XPG_SIZED.get('method', 'leaves')}"
+        f" --size-reference {XPG_SIZED.get('reference', 'xpg_table2_dt')}",
+        out_dir=f"{RESULTS}/models/dt-sized",
+        seed=config.get("seed", 0),
+    log:
+        log_path("xpg/train_dt-sized_{ds}"),
 
 
 rule xpg_train_obdd:
@@ -88,23 +107,37 @@ rule xpg_explain:
         " --seed {params.seed} > {log} 2>&1"
 
 
-def xpg_table_inputs(family, names):
+# the sized trees' runs sit in runs/xpg-sized/ (records say model "dt" like CART's)
+use rule xpg_explain as xpg_explain_sized with:
+    input:
+        data="data/prepared/{ds}.csv",
+        domains="data/prepared/{ds}.domains.json",
+        model=f"{RESULTS}/models/dt-sized/{{ds}}.joblib",
+    output:
+        f"{RESULTS}/runs/xpg-sized/{{family}}_{{ds}}.jsonl",
+    log:
+        log_path("xpg/explain-sized_{family}_{ds}"),
+
+
+def xpg_table_inputs(family, names, learner=""):
+    runs, models = ("xpg-sized", f"{family}-sized") if learner == "sized" else ("xpg", family)
     return {
-        "runs": [f"{RESULTS}/runs/xpg/{family}_{ds}.jsonl" for ds in names],
-        "metas": [f"{RESULTS}/models/{family}/{ds}.meta.json" for ds in names],
+        "runs": [f"{RESULTS}/runs/{runs}/{family}_{ds}.jsonl" for ds in names],
+        "metas": [f"{RESULTS}/models/{models}/{ds}.meta.json" for ds in names],
     }
 
 
-for _family, _names, _table in (
-    ("obdd", XPG_OBDD, "xpg_table1_obdd"),
-    ("dt", XPG_DT, "xpg_table2_dt"),
+for _family, _names, _table, _learner in (
+    ("obdd", XPG_OBDD, "xpg_table1_obdd", ""),
+    ("dt", XPG_DT if "cart" in XPG_LEARNERS else [], "xpg_table2_dt", "cart"),
+    ("dt", XPG_DT if "sized" in XPG_LEARNERS else [], "xpg_table2_dt_sized", "sized"),
 ):
 
     rule:
         name:
             _table
         input:
-            **xpg_table_inputs(_family, _names),
+            **xpg_table_inputs(_family, _names, _learner),
         output:
             csv=f"{RESULTS}/tables/{_table}.csv",
             md=f"{RESULTS}/tables/{_table}.md",
@@ -112,6 +145,7 @@ for _family, _names, _table in (
         params:
             family=_family,
             table=_table,
+            reference=_table.removesuffix("_sized"),
             cap=XPG_CAP_ARG,
             why=XPG.get("missing_reason", "not run in this profile"),
             clock=XPG.get("clock", "wall"),
@@ -120,9 +154,36 @@ for _family, _names, _table in (
         shell:
             "{XPG_FXAI} xpg-table --family {params.family} --runs {input.runs}"
             " --metas {input.metas} --out-dir {RESULTS}/tables --name {params.table}"
-            " --reference {params.table} {params.cap} --missing-reason '{params.why}'"
+            " --reference {params.reference} {params.cap} --missing-reason '{params.why}'"
             " --clock {params.clock}"
             " > {log} 2>&1"
 
     if _names:
         OUTPUTS.extend([f"{RESULTS}/tables/{_table}.csv", f"{RESULTS}/tables/{_table}.md"])
+
+
+XPG_TI = XPG_DT + XPG_OBDD
+
+
+rule xpg_instances:
+    """Which reading of the paper's #TI rule gives its published counts (docs/fidelity.md)."""
+    input:
+        csv=expand("data/prepared/{ds}.csv", ds=XPG_TI),
+        raw=[f"data/raw/{REG.root(ds)}/manifest.json" for ds in XPG_TI
+             if source_of(REG.entry(ds), DATA_ORDER) == "files"],
+    output:
+        csv=f"{RESULTS}/tables/xpg_instances.csv",
+        rules=f"{RESULTS}/tables/xpg_instances_rules.csv",
+    params:
+        names=" ".join(XPG_TI),
+        order=",".join(DATA_ORDER),
+    log:
+        log_path("xpg/instances"),
+    shell:
+        "{XPG_FXAI} xpg-instances --datasets {params.names} --source-order {params.order}"
+        " --max-rows-all {XPG_ROWS_ALL} --fraction {XPG_FRACTION}"
+        " --out-dir {RESULTS}/tables > {log} 2>&1"
+
+
+if XPG_TI:
+    OUTPUTS.append(f"{RESULTS}/tables/xpg_instances.csv")

@@ -1,8 +1,9 @@
 """Train an XGBoost boosted-tree classifier (binary:logistic) on a prepared dataset's split.
 
 Writes the model as XGBoost JSON (``save_model``) and ``<stem>.meta.json`` beside it
-(accuracies, sizes, trees, depth, seed, library versions). Training uses the de-duplicated
-training rows, as the authors' code does.
+(accuracies, sizes, trees, depth, seed, library versions; features used, distinct
+(feature, threshold) splits and node counts, which set how hard the formal oracle is).
+Training uses the de-duplicated training rows, as the authors' code does.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         "n_features": prep.n_features,
         "n_used_features": len(ens.used_features),
         "n_leaves": int(sum(int(np.sum(t.left < 0)) for t in ens.trees)),
+        "n_nodes": int(sum(len(t.left) for t in ens.trees)),
+        "thresholds": len({(int(f), float(v)) for t in ens.trees
+                           for f, v in zip(t.feature[t.left >= 0], t.threshold[t.left >= 0],
+                                           strict=True)}),
         "base_margin": ens.base_margin,
         "n_train": int(len(train_ids)),
         "n_train_unique": n_unique,

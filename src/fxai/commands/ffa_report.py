@@ -21,11 +21,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="published table in data/reference ('' for none)")
     p.add_argument("--registry", default="config/datasets.yaml",
                    help="dataset registry: which datasets are images (FFA pictures)")
+    p.add_argument("--models", nargs="*", default=None,
+                   help="the ensembles' meta JSON (models/bt/<ds>.meta.json): hardness columns")
 
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     figs = make_report(args.runs, args.checks, args.figures_dir, args.tables_dir, args.variant,
-                       args.log_time, args.reference or None, args.registry)
+                       args.log_time, args.reference or None, args.registry, args.models)
     logging.getLogger("fxai.ffa_report").info("wrote %d figures", len(figs))
     return 0

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     meta = {
         "dataset": name, "family": "nbc", "model": "sklearn CategoricalNB",
         "alpha": args.alpha, "n_features": len(sizes), "domain_sizes": sizes,
+        "features_used": sum(s > 1 for s in sizes),  # a one-value feature is a constant
         "n_train": len(train_ids), "n_test": len(test_ids),
         "accuracy_train": acc(model.predict, train_ids),
         "accuracy_test": acc(model.predict, test_ids),

@@ -1,11 +1,13 @@
 """Aggregate XpG run files into Table 1 (OBDDs) or Table 2 (DTs) of the XpG paper.
 
 Columns follow ``data/reference/xpg_table{1_obdd,2_dt}.csv``: #F, #TI, model size and
-test accuracy, XPs per instance, AXp/CXp counts per instance (max, min, avg) and their
-average length in % of #F (per-instance mean length, averaged over instances), and the
-enumeration time per instance (total, max, min, avg, seconds; ``--clock cpu`` uses the
-process CPU time each run file records, robust to a loaded machine). Extra columns: the
-verified fraction, timeouts/errors, whether the instances were capped, and the clock.
+test accuracy (plus, from the model's meta: the sized learner's target depth and #N, features
+used, distinct thresholds of a tree, training accuracy), XPs per instance, AXp/CXp counts
+per instance (max, min, avg) and their average length in % of #F (per-instance mean length,
+averaged over instances), and the enumeration time per instance (total, max, min, avg,
+seconds; ``--clock cpu`` uses the process CPU time each run file records, robust to a loaded
+machine). Extra columns: the verified fraction, timeouts/errors, whether the instances were
+capped, and the clock.
 """
 
 from __future__ import annotations
@@ -71,8 +73,15 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
     row = {"dataset": meta["dataset"], "n_features": nf, "n_instances": len(records)}
     if family == "dt":
         row["depth"] = meta["depth"]
+    row["n_nodes"] = meta["n_nodes"]
+    if family == "dt":
+        row["target_depth"] = meta.get("target_depth")  # the sized learner's targets
+        row["target_nodes"] = meta.get("target_nodes")
+    row["features_used"] = meta.get("features_used")
+    if family == "dt":
+        row["thresholds"] = meta.get("thresholds")
     row |= {
-        "n_nodes": meta["n_nodes"],
+        "train_acc_pct": round(100 * meta["accuracy_train"], 1),
         "test_acc_pct": round(100 * meta["accuracy_test"], 1),
         "xps_avg": stat(na + nc, np.mean),
         "axp_max": stat(na, np.max, 0), "axp_min": stat(na, np.min, 0),
@@ -107,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
     from fxai.report.tables import write_table
 
     df = build(args.runs, args.metas, args.family, args.max_instances, args.clock)
-    what = "OBDDs (CN2 decision lists, dd)" if args.family == "obdd" else "DTs (sklearn CART)"
+    learners = sorted({json.loads(Path(m).read_text()).get("learner", "?") for m in args.metas})
+    what = "OBDDs (CN2 decision lists, dd)" if args.family == "obdd" else \
+        f"DTs ({'; '.join(learners) or 'sklearn CART'})"
     caption = (f"All AXps and CXps of {what}: MARCO over the XpG, every explanation verified "
                f"independently (verified_pct). Times: {args.clock} seconds per instance.")
     if args.max_instances is not None:

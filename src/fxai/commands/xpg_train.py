@@ -1,4 +1,9 @@
-"""Train an XpG-paper model: a depth-tuned decision tree (dt) or a CN2 list compiled to an OBDD."""
+"""Train an XpG-paper model: a decision tree (dt) or a CN2 list compiled to an OBDD.
+
+Tree learners (``--learner``): ``cart`` tunes the depth on a validation split; ``sized`` grows
+a tree of the depth and node count the published table (``--size-reference``, e.g. the XpG
+paper's Table 2) gives for the dataset, so our trees are as large as the paper's.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ import numpy as np
 from fxai.cli import count, fraction, positive_int
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.models.dlist import learn_cn2
-from fxai.models.dtree import train_dt
+from fxai.models.dtree import SIZED_METHODS, train_dt, train_dt_sized, tree_stats
 from fxai.models.obdd import OBDD
 
 
@@ -27,6 +32,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=count, default=0)
     p.add_argument("--depths", type=positive_int, nargs="+", default=[3, 4, 5, 6])
     p.add_argument("--val-size", type=fraction, default=0.2)
+    p.add_argument("--learner", choices=("cart", "sized"), default="cart",
+                   help="dt: depth-tuned CART, or a tree of the published depth/#N")
+    p.add_argument("--size-reference", default="xpg_table2_dt",
+                   help="sized: published table (data/reference stem or CSV) with depth, n_nodes")
+    p.add_argument("--size-method", choices=SIZED_METHODS, default="leaves",
+                   help="sized: max_leaf_nodes = (#N+1)/2, or cost-complexity pruning to #N")
     p.add_argument("--beam-width", type=positive_int, default=10, help="CN2 beam width")
     p.add_argument("--min-covered", type=positive_int, default=1, help="CN2 min covered examples")
     p.add_argument("--max-rule-length", type=positive_int, default=5, help="CN2 max rule length")
@@ -44,11 +55,17 @@ def train(args: argparse.Namespace) -> dict:
                   "n_features": data.n_features, "n_train": len(train_ids),
                   "n_test": len(test_ids)}
     if args.family == "dt":
-        clf, info = train_dt(Xtr, ytr, args.depths, args.val_size, args.seed)
+        if args.learner == "sized":
+            depth, nodes = published_size(args.dataset, args.size_reference)
+            clf, info = train_dt_sized(Xtr, ytr, depth, nodes, args.size_method, args.seed)
+            meta |= {"learner": f"sklearn CART sized to the published tree ({args.size_method})",
+                     "size_reference": args.size_reference, **info}
+        else:
+            clf, info = train_dt(Xtr, ytr, args.depths, args.val_size, args.seed)
+            meta |= {"learner": "sklearn DecisionTreeClassifier (CART), depth tuned on validation",
+                     "depths_tried": list(args.depths), **info}
         joblib.dump(clf, out / f"{args.dataset}.joblib")
-        meta |= {"learner": "sklearn DecisionTreeClassifier (CART), depth tuned on validation",
-                 "depths_tried": list(args.depths), **info, "depth": int(clf.get_depth()),
-                 "n_nodes": int(clf.tree_.node_count),
+        meta |= {**tree_stats(clf),
                  "accuracy_train": float(clf.score(Xtr, ytr)),
                  "accuracy_test": float(clf.score(Xte, yte)),
                  "versions": _versions("scikit-learn", "numpy")}
@@ -67,12 +84,34 @@ def train(args: argparse.Namespace) -> dict:
                  "cn2": {"beam_width": args.beam_width, "min_covered_examples": args.min_covered,
                          "max_rule_length": args.max_rule_length},
                  "n_rules": len(dl.rules), "n_nodes": obdd.n_nodes,
+                 "features_used": len(obdd.to_graph().used_features),
                  "accuracy_train": float(np.mean(dl.predict(Xtr) == ytr)),
                  "accuracy_test": float(np.mean(dl.predict(Xte) == yte)),
                  "versions": _versions("Orange3", "dd", "numpy")}
     meta["train_time_s"] = time.perf_counter() - t0
     (out / f"{args.dataset}.meta.json").write_text(json.dumps(meta, indent=1))
     return meta
+
+
+def published_size(dataset: str, reference: str) -> tuple[int, int]:
+    """(depth, n_nodes) of ``dataset``'s row in a published table (aliases resolved)."""
+    from fxai.report.reference import load
+    from fxai.report.tables import alias_map
+
+    table = load(reference)
+    for col in ("dataset", "depth", "n_nodes"):
+        if col not in table.columns:
+            raise SystemExit(f"published table {reference}: no column {col!r}")
+    aliases = alias_map()
+
+    def canon(name: str) -> str:
+        return aliases.get(name.lower(), name).lower()
+
+    rows = table[[canon(str(d)) == canon(dataset) for d in table["dataset"]]]
+    if len(rows) != 1:
+        raise SystemExit(f"published table {reference} has {len(rows)} rows for dataset "
+                         f"{dataset!r}; the sized learner needs exactly one (depth, n_nodes)")
+    return int(rows["depth"].iloc[0]), int(rows["n_nodes"].iloc[0])
 
 
 def _versions(*pkgs: str) -> dict[str, str]:

@@ -5,7 +5,8 @@ Steps, each set per registry entry: choose the source (``files`` / ``embedded`` 
 value, or a ``category`` of its own; numeric gaps get the median under the last two), type the
 features (categorical / binary / numeric), keep a subset of classes or make one-vs-rest,
 integer-code categorical values and the class, discretise numeric features (``quantile`` or
-``uniform`` bins; edges computed on the whole table before the split), optionally drop
+``uniform`` bins; edges computed on the whole table before the split; quantile bins that ties
+collapse give each frequent value a bin of its own, see :func:`_quantile_edges`), optionally drop
 duplicate rows, and write both files atomically. Image and text entries are handed to
 :mod:`fxai.data.images` / :mod:`fxai.data.text`.
 """
@@ -113,11 +114,33 @@ def _numeric(col: pd.Series, name: str, origin: str) -> np.ndarray:
 
 
 def _discretise(x: np.ndarray, method: str, bins: int) -> np.ndarray:
+    """Bin edges (a value equal to an edge goes to the upper bin)."""
     if method == "quantile":
-        edges = np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1])
-    else:
-        edges = np.linspace(x.min(), x.max(), bins + 1)[1:-1]
+        return _quantile_edges(x, bins)
+    return _inside(x, np.linspace(x.min(), x.max(), bins + 1)[1:-1])
+
+
+def _inside(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return np.unique(edges[(edges > x.min()) & (edges <= x.max())])
+
+
+def _quantile_edges(x: np.ndarray, bins: int) -> np.ndarray:
+    """Quantile edges; where ties collapse them (fewer than ``bins - 1`` distinct edges, e.g.
+    a feature that is 0 in 90 % of the rows), every value holding at least ``1 / bins`` of
+    the rows gets a bin of its own and the other rows are cut into quantiles of what is left,
+    so a feature is constant only when it has a single value."""
+    edges = _inside(x, np.quantile(x, np.linspace(0, 1, bins + 1)[1:-1]))
+    if len(edges) >= bins - 1:
+        return edges
+    vals, counts = np.unique(x, return_counts=True)
+    heavy = counts * bins >= len(x)
+    cut = list(vals[heavy])  # each heavy value starts a bin ...
+    cut += [vals[i + 1] for i in np.flatnonzero(heavy) if i + 1 < len(vals)]  # ... and ends one
+    rest = x[~np.isin(x, vals[heavy])]
+    left = bins - int(heavy.sum())
+    if rest.size and left > 1:
+        cut += list(np.quantile(rest, np.linspace(0, 1, left + 1)[1:-1]))
+    return _inside(x, np.asarray(cut, dtype=float))
 
 
 def _bin_labels(edges: np.ndarray) -> list[str]:

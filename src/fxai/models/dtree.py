@@ -1,7 +1,9 @@
 """Decision trees: scikit-learn CART (our substitute for the XpG paper's IAI trees).
 
-``train_dt`` tunes the maximum depth on a validation split carved from the training
-rows (as IAI's grid search would) and refits on all training rows; ``from_sklearn``
+Two learners: ``train_dt`` tunes the maximum depth on a validation split carved from the
+training rows (as IAI's grid search would) and refits on all training rows; ``train_dt_sized``
+grows a tree of a given depth and node count (the sizes the XpG paper's Table 2 publishes).
+``tree_stats`` counts what a fitted tree uses (features, distinct thresholds). ``from_sklearn``
 turns a fitted tree into a :class:`DecisionGraph` (finite features get value-set
 literals, real ones intervals ``lo < x <= t``; edges no domain value can satisfy on
 their path are dropped, so every path is consistent).
@@ -64,6 +66,61 @@ def float32_cut(t: float) -> float:
         b64 = float(b) if np.isfinite(b) else 2 * float(a) - below  # past float32's max
         mid = (float(a) + b64) / 2  # exact; rounds to a or b (ties to even)
         return mid if np.float32(mid) == a else float(np.nextafter(mid, -np.inf))
+
+
+SIZED_METHODS = ("leaves", "prune")
+
+
+def train_dt_sized(
+    X: np.ndarray,
+    y: np.ndarray,
+    depth: int,
+    n_nodes: int,
+    method: str = "leaves",
+    seed: int = 0,
+) -> tuple[DecisionTreeClassifier, dict]:
+    """A tree of depth at most ``depth`` with about ``n_nodes`` nodes.
+
+    ``leaves``: best-first CART with ``max_leaf_nodes = (n_nodes + 1) // 2`` (a binary tree
+    with L leaves has 2L - 1 nodes). ``prune``: CART grown to ``depth``, then cost-complexity
+    pruned with the largest alpha whose tree still has at least ``n_nodes`` nodes (or the full
+    tree when it is smaller). Either can stop short of the target when leaves become pure.
+    """
+    if depth < 1 or n_nodes < 1:
+        raise ValueError(f"target depth {depth} and node count {n_nodes} must be positive")
+    if method == "leaves":
+        leaves = max(2, (n_nodes + 1) // 2)
+        clf = DecisionTreeClassifier(max_depth=depth, max_leaf_nodes=leaves, random_state=seed)
+        clf.fit(X, y)
+        info: dict = {"max_leaf_nodes": leaves}
+    elif method == "prune":
+        full = DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(X, y)
+        clf, alpha = full, 0.0
+        path = full.cost_complexity_pruning_path(X, y)
+        for a in path.ccp_alphas[1:]:  # increasing alpha: ever smaller trees
+            cand = DecisionTreeClassifier(max_depth=depth, ccp_alpha=float(a),
+                                          random_state=seed).fit(X, y)
+            if cand.tree_.node_count < n_nodes:
+                break
+            clf, alpha = cand, float(a)
+        info = {"ccp_alpha": alpha}
+    else:
+        raise ValueError(f"unknown sized-tree method {method!r}; use one of {SIZED_METHODS}")
+    return clf, {"method": method, "target_depth": depth, "target_nodes": n_nodes, **info}
+
+
+def tree_stats(clf: DecisionTreeClassifier) -> dict:
+    """Depth, node and leaf counts, features used and distinct (feature, threshold) splits."""
+    t = clf.tree_
+    inner = t.children_left >= 0
+    return {
+        "depth": int(clf.get_depth()),
+        "n_nodes": int(t.node_count),
+        "n_leaves": int(np.sum(~inner)),
+        "features_used": int(len(np.unique(t.feature[inner]))),
+        "thresholds": int(len({(int(f), float(v)) for f, v in
+                               zip(t.feature[inner], t.threshold[inner], strict=True)})),
+    }
 
 
 def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -> DecisionGraph:

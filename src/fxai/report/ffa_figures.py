@@ -8,7 +8,9 @@ and their check records.
   every method without error and a known exact FFA, each instance weighted equally:
   figures 1-5 over all such instances, figures 6-10 one panel per dataset.
 * Table 1: mean time to the exact FFA (the whole enumeration, complete runs only) per
-  dataset and method, with the paper's values beside ours (``ffa_table1_runtime``).
+  dataset and method, with the paper's values beside ours (``ffa_table1_runtime``), the
+  mean #AXps/#CXps of the complete runs and, given the models' meta, the hardness columns
+  (features used, distinct thresholds, beside the paper's models).
 * ``ffa_summary.csv/.md``: per dataset and method, runs, complete / timeout / error counts,
   the verified runs and explanations (check records of ``fxai ffa-verify``), mean numbers
   of AXps and CXps, switches, exact-FFA disagreements.
@@ -361,8 +363,12 @@ def _col(method: str, what: str) -> str:
     return f"{method.replace('-', '_')}_{what}"
 
 
-def runtime_table(records: Sequence[Mapping]) -> pd.DataFrame:
-    """Mean time to exact FFA (complete runs) per dataset and method, with counts."""
+def runtime_table(records: Sequence[Mapping], models: Mapping[str, Mapping] | None = None,
+                  paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Mean time to exact FFA (complete runs) per dataset and method, with counts; the mean
+    numbers of AXps and CXps at the end of the complete runs; and, given the models' meta
+    (``{dataset: meta}``) and the paper's models (``data/reference/ffa_models.csv``), what
+    makes an instance hard: features used of all, distinct thresholds, and the paper's."""
     df = pd.DataFrame(
         [
             {
@@ -370,6 +376,8 @@ def runtime_table(records: Sequence[Mapping]) -> pd.DataFrame:
                 "method": r["method"],
                 "complete": bool(r.get("complete")),
                 "time_s": r.get("time_s"),
+                "n_axps": r.get("n_axps", len(r.get("axps") or ())),
+                "n_cxps": r.get("n_cxps", len(r.get("cxps") or ())),
             }
             for r in records
         ]
@@ -384,8 +392,31 @@ def runtime_table(records: Sequence[Mapping]) -> pd.DataFrame:
                 round(float(done["time_s"].mean()), 2) if len(done) else np.nan
             )
             row[_col(m, "complete")] = f"{len(done)}/{len(gm)}"
+        done = g[g["complete"]]
+        for what in ("n_axps", "n_cxps"):
+            row[f"{what[2:]}_mean"] = round(float(done[what].mean()), 1) if len(done) else np.nan
+        if models is not None:
+            row |= _hardness(ds, models.get(ds), paper)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _hardness(ds: str, meta: Mapping | None, paper: pd.DataFrame | None) -> dict:
+    """Model columns of the runtime table and one sentence comparing them with the paper's."""
+    if meta is None:
+        return {"hardness": "model meta not given"}
+    used, nf, thr = meta.get("n_used_features"), meta["n_features"], meta.get("thresholds")
+    text = (f"ours: {used} of {nf} features used, {thr} distinct thresholds, "
+            f"{meta['trees']} trees of depth {meta['depth']}")
+    pub = paper[paper["dataset"] == ds] if paper is not None else paper
+    if pub is not None and len(pub):
+        p = pub.iloc[0]
+        feats = f"{int(p['n_features'])} features" if pd.notna(p["n_features"]) \
+            else "features not published"
+        bound = int(p["trees"]) * (2 ** int(p["depth"]) - 1)
+        text += (f"; paper: {feats}, {int(p['trees'])} trees of depth {int(p['depth'])} "
+                 f"(at most {bound} thresholds; used features and thresholds not published)")
+    return {"features_used": used, "n_features": nf, "thresholds": thr, "hardness": text}
 
 
 def summary_table(records: Sequence[Mapping], notes: Mapping[str, Mapping[str, int]]):
@@ -415,6 +446,12 @@ def summary_table(records: Sequence[Mapping], notes: Mapping[str, Mapping[str, i
     return pd.DataFrame(rows)
 
 
+def _paper_models() -> pd.DataFrame | None:
+    from fxai.report import reference as ref
+
+    return ref.load("ffa_models") if "ffa_models" in ref.names() else None
+
+
 def make_report(
     run_paths: Iterable[str | Path],
     check_paths: Iterable[str | Path],
@@ -424,10 +461,12 @@ def make_report(
     log_time: bool = False,
     reference: str | None = "ffa_table1_runtime",
     registry: str | Path | None = None,
+    model_metas: Iterable[str | Path] | None = None,
 ) -> list[Path]:
     """Figures 1-10, the FFA pictures, Table 1 and the run summary from the run files, read
     one at a time; returns the figure paths. The dataset ``registry`` says which datasets
-    are images (none without it)."""
+    are images (none without it); ``model_metas`` (the ensembles' meta JSON) add the hardness
+    columns to Table 1."""
     from fxai.report.ffa_pictures import PICTURES, image_shapes, plot_pictures
     from fxai.report.tables import write_table
 
@@ -448,8 +487,14 @@ def make_report(
         )
     figs = plot_figures(agg.per_dataset(), fig_dir, variant, log_time)
     figs.append(plot_pictures(agg.pictures, shapes, Path(fig_dir) / PICTURES))
+    models = None
+    if model_metas is not None:
+        models = {}
+        for p in model_metas:
+            meta = json.loads(Path(p).read_text())
+            models[meta["dataset"]] = meta
     write_table(
-        runtime_table(agg.metas),
+        runtime_table(agg.metas, models, _paper_models() if models is not None else None),
         "ffa_table1_runtime",
         table_dir,
         reference=reference,

@@ -1,0 +1,62 @@
+"""Table ``models``: one row per trained model of a profile, from the models' meta JSON.
+
+Columns: the model folder (``nbc``, ``dt``, ``dt-sized``, ``obdd``, ``bt``), dataset, learner,
+#features, features used (tested in some split; for an NBC, features with more than one
+value), distinct (feature, threshold) splits (trees, ensembles), depth, node and leaf
+counts, trees (ensembles), rules (decision lists) and training/test accuracy (%). A value a
+model family does not have is empty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+COLUMNS = ("model", "dataset", "learner", "n_features", "features_used", "thresholds", "depth",
+           "n_nodes", "n_leaves", "trees", "n_rules", "train_acc_pct", "test_acc_pct")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--metas", nargs="+", required=True,
+                   help="model meta files results/<profile>/models/<model>/<ds>.meta.json")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--name", default="models")
+
+
+def row(meta_path: str | Path) -> dict:
+    """The table row of one model meta file (its folder names the model)."""
+    path = Path(meta_path)
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise SystemExit(f"{path}: cannot read the model meta ({err})") from None
+    if "dataset" not in meta or "n_features" not in meta:
+        raise SystemExit(f"{path}: not a model meta file (no dataset / n_features)")
+    learner = meta.get("learner") or meta.get("model")
+    if meta.get("family") == "bt":
+        learner = f"XGBoost, {meta['trees']} trees of depth {meta['depth']}"
+    out = {"model": path.parent.name, "dataset": meta["dataset"], "learner": learner,
+           "features_used": meta.get("features_used", meta.get("n_used_features"))}
+    out |= {k: meta.get(k) for k in COLUMNS if k not in out and k in meta}
+    for split in ("train", "test"):
+        acc = meta.get(f"accuracy_{split}")
+        out[f"{split}_acc_pct"] = None if acc is None else round(100 * acc, 1)
+    return out
+
+
+def build(metas: list[str]) -> pd.DataFrame:
+    df = pd.DataFrame([row(m) for m in metas], columns=list(COLUMNS))
+    return df.sort_values(["model", "dataset"], ignore_index=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from fxai.report.tables import write_table
+
+    df = build(args.metas)
+    write_table(df, args.name, args.out_dir,
+                caption="Trained models: size, features and thresholds used, accuracy (%).")
+    print(df.to_string(index=False))
+    return 0

@@ -1,0 +1,87 @@
+"""Tree learners: depth-tuned CART and trees sized to a published depth and node count."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+from test_xpg_commands import write_prepared
+
+from fxai.cli import main
+from fxai.commands.models_table import build
+from fxai.models.dtree import train_dt_sized, tree_stats
+
+
+def data(n=600, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(n, 6)).astype(float)
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] + rng.integers(0, 3, n)) % 3 == 0).astype(int)
+    return X, y
+
+
+def test_sized_tree_has_the_target_size():
+    X, y = data()
+    for depth, nodes in ((4, 17), (6, 43)):
+        clf, info = train_dt_sized(X, y, depth, nodes, "leaves")
+        st = tree_stats(clf)
+        assert st["depth"] == depth and st["n_nodes"] == nodes, st
+        assert info["target_nodes"] == nodes and st["n_leaves"] == (nodes + 1) // 2
+        # pruning removes whole subtrees: the smallest pruned tree with at least #N nodes
+        clf, info = train_dt_sized(X, y, depth, nodes, "prune")
+        bigger = DecisionTreeClassifier(max_depth=depth, random_state=0,
+                                        ccp_alpha=info["ccp_alpha"] * 0.999).fit(X, y)
+        assert clf.get_depth() <= depth and clf.tree_.node_count >= nodes
+        assert info["ccp_alpha"] > 0 and bigger.tree_.node_count >= clf.tree_.node_count
+
+
+def test_tree_stats_count_features_and_distinct_thresholds():
+    X = np.array([[0, 0], [1, 0], [2, 1], [3, 1]], dtype=float)
+    clf = DecisionTreeClassifier(random_state=0).fit(X, [0, 1, 0, 1])
+    st = tree_stats(clf)
+    t = clf.tree_
+    pairs = {(int(f), float(v)) for f, v, c in zip(t.feature, t.threshold, t.children_left,
+                                                    strict=True) if c >= 0}
+    assert st["thresholds"] == len(pairs) and st["features_used"] == len({f for f, _ in pairs})
+    assert st["n_nodes"] == t.node_count and st["n_leaves"] == (t.node_count + 1) // 2
+
+
+def test_bad_target_and_method_are_errors():
+    X, y = data(50)
+    with pytest.raises(ValueError, match="must be positive"):
+        train_dt_sized(X, y, 0, 5)
+    with pytest.raises(ValueError, match="unknown sized-tree method"):
+        train_dt_sized(X, y, 3, 5, "greedy")
+
+
+def test_xpg_train_sized_reads_the_published_size_and_models_table(tmp_path):
+    X, y = data(400)
+    prep = tmp_path / "prepared"
+    write_prepared(prep, "toy", X.astype(int), y, ["categorical"] * 6)
+    ref = tmp_path / "pub.csv"
+    ref.write_text("dataset,depth,n_nodes\nToy,4,13\nother,6,99\n")
+    args = ["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+            "--split", str(prep / "toy.split.json")]
+    assert main([*args, "--out-dir", str(tmp_path / "dt-sized"), "--learner", "sized",
+                 "--size-reference", str(ref)]) == 0
+    assert main([*args, "--out-dir", str(tmp_path / "dt")]) == 0
+    metas = [str(tmp_path / m / "toy.meta.json") for m in ("dt-sized", "dt")]
+    sized = json.loads(open(metas[0]).read())
+    assert (sized["depth"], sized["n_nodes"]) == (4, 13) and sized["target_nodes"] == 13
+    table = build(metas).set_index("model")
+    assert table.loc["dt-sized", "n_nodes"] == 13 and table.loc["dt-sized", "thresholds"] >= 1
+    assert table.loc["dt", "learner"].startswith("sklearn DecisionTreeClassifier")
+    assert 0 < table.loc["dt", "test_acc_pct"] <= 100
+    ref.write_text("dataset,depth,n_nodes\nother,6,99\n")
+    with pytest.raises(SystemExit, match="0 rows for dataset 'toy'"):
+        main([*args, "--out-dir", str(tmp_path / "x"), "--learner", "sized",
+              "--size-reference", str(ref)])
+
+
+def test_models_table_rejects_a_file_that_is_no_meta(tmp_path):
+    bad = tmp_path / "nbc" / "x.meta.json"
+    bad.parent.mkdir()
+    bad.write_text(json.dumps({"rows": 3}))
+    with pytest.raises(SystemExit, match="x.meta.json: not a model meta file"):
+        build([str(bad)])
