@@ -115,6 +115,8 @@ def test_select_instances_follows_the_paper():
     small = select_instances(X[:1000], 1000, 0.3, seed=0)
     assert len(small) == 500
     assert len(select_instances(X, 1000, 0.3, seed=0, cap=50)) == 50
+    # 30 % rounded up (car: 1728 distinct rows -> 519, as published; rounding gives 518)
+    assert len(select_instances(np.arange(1728).reshape(-1, 1), 1000, 0.3, seed=0)) == 519
 
 
 def test_obdd_rejects_non_binary_features(tmp_path):

@@ -9,6 +9,7 @@ them when there are more than 1000. One JSON line per instance goes to the run f
 from __future__ import annotations
 
 import argparse
+import math
 import logging
 import time
 from pathlib import Path
@@ -43,13 +44,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: int,
                      cap: int | None = None) -> list[int]:
-    """Row ids of the distinct rows (first occurrence); a seeded ``fraction`` of them when
-    more than ``max_rows_all``; then at most ``cap`` of those (seeded), sorted."""
+    """Row ids of the distinct rows (first occurrence); a seeded ``fraction`` of them, rounded
+    up, when more than ``max_rows_all`` (the reading of the XpG paper's rule that reproduces
+    most published #TI, docs/fidelity.md); then at most ``cap`` of those (seeded), sorted."""
     _, first = np.unique(X, axis=0, return_index=True)
     ids = np.sort(first)
     rng = np.random.default_rng(seed)
     if len(ids) > max_rows_all:
-        ids = np.sort(rng.choice(ids, size=int(round(fraction * len(ids))), replace=False))
+        ids = np.sort(rng.choice(ids, size=math.ceil(fraction * len(ids)), replace=False))
     if cap is not None and len(ids) > cap:
         ids = np.sort(rng.choice(ids, size=cap, replace=False))
     return [int(i) for i in ids]
