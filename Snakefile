@@ -24,6 +24,22 @@ include: "workflow/rules/cross.smk"
 include: "workflow/rules/report.smk"
 
 
+# head-node work under a cluster executor (docs/cluster.md): downloads, tables, figures, report
+localrules:
+    all,
+    fetch,
+    datasets_table,
+    nbc_table,
+    xpg_table1_obdd,
+    xpg_table2_dt,
+    ffa_report,
+    cross_table,
+    report_figure,
+    report_table_html,
+    report_provenance,
+    report_index,
+
+
 rule all:
     input:
         all_outputs(),

@@ -35,8 +35,13 @@ rule cross_run:
         time_limit=CROSS.get("time_limit", 10),
         delta=CROSS.get("delta", 0.95),
         seed=config["seed"],
+    group:
+        "explain"
     resources:
-        runtime=lambda w: int(1 + 3 * CROSS.get("instances", 5) * CROSS.get("time_limit", 10) / 60),
+        # MARCO-A, -C and -S per instance, each under the time limit
+        runtime=lambda w, attempt: runtime_min(
+            3 * CROSS.get("instances", 5) * CROSS.get("time_limit", 10), attempt),
+        mem_mb=4000,
     log:
         f"{RESULTS}/logs/cross/{{family}}_{{ds}}.log",
     shell:
@@ -53,6 +58,9 @@ rule cross_table:
     output:
         f"{RESULTS}/tables/cross_algorithms.csv",
         f"{RESULTS}/tables/cross_algorithms.md",
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         f"{RESULTS}/logs/cross_table.log",
     shell:

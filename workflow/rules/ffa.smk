@@ -1,7 +1,6 @@
 # Anytime FFA (Figures 1-10, Table 1): XGBoost per dataset, then one job per (dataset,
 # method, instance) running MARCO-A / -C / -S with a time limit (events streamed), one job
 # checking every explanation of that run, then the figures and the runtime table.
-import math
 import sys
 
 from snakemake.utils import validate
@@ -41,6 +40,11 @@ rule ffa_train_bt:
         trees=lambda w: ffa_model(w.ds)[0],
         depth=lambda w: ffa_model(w.ds)[1],
         seed=config.get("seed", 0),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(300),
+        mem_mb=4000,
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
@@ -66,8 +70,10 @@ rule ffa_run:
             "window": FFA_SWITCH.get("window", 50), "alpha": FFA_SWITCH.get("alpha", 2.0),
             "eps": FFA_SWITCH.get("eps", 1.0), "switch_variant": FFA_SWITCH.get("variant", "paper"),
         }.items()),
+    group:
+        "ffa"
     resources:
-        runtime=math.ceil(FFA_LIMIT / 60) + 10,  # minutes
+        runtime=lambda w, attempt: runtime_min(FFA_LIMIT, attempt),
         mem_mb=FFA.get("mem_mb", 8000),
     log:
         log_path("ffa/run_{ds}_{method}_{k}"),
@@ -87,8 +93,10 @@ rule ffa_verify:
     wildcard_constraints:
         method="marco-[acs]",
         k=r"\d+",
+    group:
+        "ffa"
     resources:
-        runtime=math.ceil(FFA_LIMIT / 60) + 10,  # minutes
+        runtime=lambda w, attempt: runtime_min(FFA_LIMIT, attempt),
         mem_mb=FFA.get("mem_mb", 8000),
     log:
         log_path("ffa/verify_{ds}_{method}_{k}"),
@@ -110,6 +118,9 @@ rule ffa_report:
     params:
         variant=FFA.get("metric_variant", "paper"),
         log_time="--log-time" if FFA.get("log_time") else "",
+    resources:
+        runtime=runtime_min(1200),
+        mem_mb=4000,
     log:
         log_path("ffa/report"),
     shell:

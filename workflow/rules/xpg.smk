@@ -18,6 +18,12 @@ XPG_CAP_ARG = f"--max-instances {XPG_CAP}" if XPG_CAP else ""
 XPG_MODEL_FILE = {"dt": "{ds}.joblib", "obdd": "{ds}.bdd.json"}
 
 
+def xpg_instances(rows):
+    """At most how many instances xpg-explain takes from a table of `rows` rows."""
+    n = rows if rows <= XPG.get("max_rows_all", 1000) else round(XPG.get("fraction", 0.3) * rows)
+    return min(n, XPG_CAP) if XPG_CAP else n
+
+
 rule xpg_train_dt:
     input:
         data="data/prepared/{ds}.csv",
@@ -30,6 +36,11 @@ rule xpg_train_dt:
         depths=" ".join(str(d) for d in (XPG.get("dt") or {}).get("depths", [3, 4, 5, 6])),
         val_size=(XPG.get("dt") or {}).get("val_size", 0.2),
         seed=config.get("seed", 0),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(600),
+        mem_mb=4000,
     log:
         log_path("xpg/train_dt_{ds}"),
     shell:
@@ -57,6 +68,11 @@ rule xpg_train_obdd:
             )
         ),
         seed=config.get("seed", 0),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(600),
+        mem_mb=4000,
     log:
         log_path("xpg/train_obdd_{ds}"),
     shell:
@@ -79,6 +95,12 @@ rule xpg_explain:
         fraction=XPG.get("fraction", 0.3),
         cap=XPG_CAP_ARG,
         seed=config.get("seed", 0),
+    group:
+        "explain"
+    resources:
+        runtime=lambda w, input, attempt: runtime_min(
+            xpg_instances(table_rows(input.data)) * XPG.get("time_limit", 60), attempt),
+        mem_mb=4000,
     log:
         log_path("xpg/explain_{family}_{ds}"),
     shell:
@@ -115,6 +137,9 @@ for _family, _names, _table in (
             cap=XPG_CAP_ARG,
             why=XPG.get("missing_reason", "not run in this profile"),
             clock=XPG.get("clock", "wall"),
+        resources:
+            runtime=runtime_min(120),
+            mem_mb=2000,
         log:
             log_path(f"xpg/{_table}"),
         shell:
