@@ -78,9 +78,11 @@ def test_status_forced_by_environment(tmp_path, monkeypatch):
 
 def write_tables(d, rows):
     d.mkdir()
-    text = "dataset,n_axps,time_s,cpu_mean_s,time_limit\n" + "".join(
-        f"{ds},{n},{t},{t},60\n" for ds, n, t in rows)
+    text = "dataset,n_axps,time_s,cpu_mean_s,axp_ms,time_s (diff),time_limit\n" + "".join(
+        f"{ds},{n},{t},{t},{t},{t},60\n" for ds, n, t in rows)
     (d / "t.csv").write_text(text)
+    (d / "t.fidelity.csv").write_text("column,median_rel_diff\nn_axps,0.1\n" + "".join(
+        f"time_{ds}_s,{t}\n" for ds, _, t in rows))
     return d
 
 

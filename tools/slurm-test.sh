@@ -108,4 +108,4 @@ for p in local-test slurm-test; do
 done
 jobs_total=$(( $(submitted "$STATE/slurm1.log") + $( [ -f "$STATE/slurm2.log" ] && submitted "$STATE/slurm2.log" || echo 0) ))
 log "PASSED: $CONFIG: local ${t_local} s; SLURM ${t_slurm} s in total, $jobs_total SLURM jobs" \
-  "(cancel=$CANCEL); logs in $STATE"
+  "(cancel=$CANCEL); load average $(cut -d' ' -f1-3 /proc/loadavg); logs in $STATE"
