@@ -40,8 +40,12 @@ mkdir -p "$STATE"
 $SETUP install > "$STATE/install.log" 2>&1 \
   || skip "apt-get install slurm-wlm munge failed (no package access?): $STATE/install.log"
 $SETUP config
+run_pid=""
 cleanup() {
   local ids
+  if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
+    kill -INT "$run_pid"; wait "$run_pid" || true
+  fi
   ids=$(squeue -h -o %i 2>/dev/null || true)
   [ -z "$ids" ] || scancel $ids 2>/dev/null || true
   $SETUP stop || true
@@ -75,8 +79,8 @@ slurm_run() {  # slurm_run LOG: the SLURM profile run
 log "SLURM run"
 t0=$(date +%s)
 if [ "$CANCEL" = 1 ]; then
-  slurm_run "$STATE/slurm1.log" &
-  run_pid=$!
+  "${SMK[@]}" --profile profiles/slurm --config profile=slurm-test > "$STATE/slurm1.log" 2>&1 &
+  run_pid=$!  # snakemake itself (a simple command in the background is exec'd)
   victim=""
   for _ in $(seq 600); do  # cancel a group job of explaining rules 10 s after it started
     victim=$(squeue -h -t R -o '%i %k %M' | awk '$2 ~ /^rule_(ffa|explain)/ && $3 >= "0:10" {print $1; exit}')
@@ -94,7 +98,9 @@ if [ "$CANCEL" = 1 ]; then
   t1=$(date +%s)
   slurm_run "$STATE/slurm2.log" || fail "rerun after the cancel: $STATE/slurm2.log"
   t_rerun=$(elapsed "$t1")
-  log "rerun: $t_rerun s, $(submitted "$STATE/slurm2.log") jobs"
+  n1=$(submitted "$STATE/slurm1.log"); n2=$(submitted "$STATE/slurm2.log")
+  log "rerun: $t_rerun s, $n2 jobs"
+  [ "$n2" -ge 1 ] && [ "$n2" -lt "$n1" ] || fail "the rerun submitted $n2 jobs (first run: $n1)"
 else
   slurm_run "$STATE/slurm1.log" || fail "SLURM run: $STATE/slurm1.log"
 fi
