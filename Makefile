@@ -10,7 +10,7 @@ PROFILE ?= local
 CORES ?= 2
 # pip extras of the venv; a SLURM run adds the executor plugin
 EXTRAS ?= test$(if $(filter slurm,$(PROFILE)),$(comma)slurm)
-BENCHMARKS ?= data_prepare nbc xpg boosted ffa
+BENCHMARKS ?= $(filter-out __init__,$(basename $(notdir $(wildcard benchmarks/*.py))))
 comma := ,
 # the `profile` key of the (last) config: results/<name>/
 RESULTS := results/$(shell sed -n 's/^profile:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) | tail -1)
@@ -42,7 +42,8 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-# nbc and xpg re-time the models of the default run; each writes results/bench/<name>.*
+# every benchmarks/*.py (nbc and xpg re-time the models of the default run);
+# each writes results/bench/<name>.*; one: make bench BENCHMARKS=nbc
 bench: run
 	for b in $(BENCHMARKS); do $(BIN)/python -m benchmarks.$$b || exit 1; done
 

@@ -3,6 +3,7 @@ comparison of tools/slurm-test.sh, and the resources and groups the workflow dec
 
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -140,3 +141,24 @@ def test_slurm_profile_submits_few_jobs():
                       "ffa_report", "cross_table", "report_figure", "report_table_html",
                       "report_provenance", "report_index"}
     assert len(groups) <= 20
+
+
+def make_n(*args):
+    r = subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_makefile_follows_config_and_profile():
+    assert "--profile profiles/local --cores 2 --configfile config/config.yaml" in make_n("run")
+    slurm = make_n("run", "PROFILE=slurm", "CONFIG=config/paper.yaml")
+    assert '-e ".[test,slurm]"' in slurm
+    assert "--profile profiles/slurm  --configfile config/paper.yaml" in slurm
+    assert "rm -rf results/paper-quick " in make_n(
+        "clean", "CONFIG=config/paper.yaml config/paper-quick.yaml")
+    assert "--report results/paper/report.html" in make_n("report", "CONFIG=config/paper.yaml")
+    bench = make_n("bench")  # every benchmark module there is, after a default run
+    names = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem != "__init__")
+    assert re.search(r"for b in ([\w ]+); do \.venv/bin/python -m benchmarks\.\$b", bench)
+    assert sorted(re.search(r"for b in ([\w ]+);", bench)[1].split()) == names
