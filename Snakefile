@@ -32,6 +32,8 @@ localrules:
     nbc_table,
     xpg_table1_obdd,
     xpg_table2_dt,
+    xpg_instances,
+    models_table,
     ffa_report,
     cross_table,
     report_figure,

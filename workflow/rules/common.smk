@@ -1,5 +1,4 @@
 # Helpers shared by the rule files: dataset lists, paths, resources.
-import math
 import os
 
 
@@ -27,6 +26,8 @@ def all_outputs():
 
 # Cluster resources (docs/cluster.md). Every rule declares `runtime` (minutes) and `mem_mb`;
 # explaining rules derive the runtime from their config (time limit x instances).
+import math
+
 RUNTIME_CAP_MIN = 240  # a longer worst case asks for 4 h, then 8 h, 16 h on retries
 
 

@@ -58,11 +58,11 @@ rule cross_table:
     output:
         f"{RESULTS}/tables/cross_algorithms.csv",
         f"{RESULTS}/tables/cross_algorithms.md",
+    log:
+        f"{RESULTS}/logs/cross_table.log",
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    log:
-        f"{RESULTS}/logs/cross_table.log",
     shell:
         "{DATA_FXAI} cross-table {input} --out-dir {RESULTS}/tables > {log} 2>&1"
 

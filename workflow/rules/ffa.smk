@@ -118,11 +118,11 @@ rule ffa_report:
     params:
         variant=FFA.get("metric_variant", "paper"),
         log_time="--log-time" if FFA.get("log_time") else "",
+    log:
+        log_path("ffa/report"),
     resources:
         runtime=runtime_min(1200),
         mem_mb=4000,
-    log:
-        log_path("ffa/report"),
     shell:
         "{FFA_FXAI} ffa-report --runs {input.runs} --checks {input.checks} --figures-dir {RESULTS}/figures"
         " --tables-dir {RESULTS}/tables --variant {params.variant} {params.log_time}"

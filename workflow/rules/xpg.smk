@@ -18,7 +18,7 @@ XPG_CAP_ARG = f"--max-instances {XPG_CAP}" if XPG_CAP else ""
 XPG_MODEL_FILE = {"dt": "{ds}.joblib", "obdd": "{ds}.bdd.json"}
 
 
-def xpg_instances(rows):
+def xpg_max_instances(rows):
     """At most how many instances xpg-explain takes from a table of `rows` rows."""
     n = rows if rows <= XPG.get("max_rows_all", 1000) else round(XPG.get("fraction", 0.3) * rows)
     return min(n, XPG_CAP) if XPG_CAP else n
@@ -99,7 +99,7 @@ rule xpg_explain:
         "explain"
     resources:
         runtime=lambda w, input, attempt: runtime_min(
-            xpg_instances(table_rows(input.data)) * XPG.get("time_limit", 60), attempt),
+            xpg_max_instances(table_rows(input.data)) * XPG.get("time_limit", 60), attempt),
         mem_mb=4000,
     log:
         log_path("xpg/explain_{family}_{ds}"),
