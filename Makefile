@@ -1,25 +1,40 @@
 # fxai: two commands do all set-up on a fresh machine (see README.md).
+#   make run                                  default profile on this machine, with its report
+#   make run CONFIG=config/paper.yaml         any config (or several: CONFIG="a.yaml b.yaml")
+#   make run PROFILE=slurm                    through SLURM (profiles/slurm, docs/cluster.md)
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-PROFILE ?= default
 CONFIG ?= config/config.yaml
+PROFILE ?= local
 CORES ?= 2
+# pip extras of the venv; a SLURM run adds the executor plugin
+EXTRAS ?= test$(if $(filter slurm,$(PROFILE)),$(comma)slurm)
+BENCHMARKS ?= $(filter-out __init__,$(basename $(notdir $(wildcard benchmarks/*.py))))
+comma := ,
+# the `profile` key of the (last) config: results/<name>/
+RESULTS := results/$(shell sed -n 's/^profile:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) | tail -1)
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+CORES_ARG := $(if $(filter local,$(PROFILE)),--cores $(CORES))
 
-.PHONY: run test lint bench report clean venv
+.PHONY: run report test lint bench clean venv
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[test]"
+	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip check
 	touch $(STAMP)
 
+# the profile writes $(RESULTS)/report.html after the run (--report-after-run)
 run: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --rerun-incomplete
-	$(BIN)/snakemake --cores $(CORES) --configfile $(CONFIG) --report results/$(PROFILE)/report.html
+	$(BIN)/snakemake --profile profiles/$(PROFILE) $(CORES_ARG) --configfile $(CONFIG)
+
+# the report of what $(RESULTS) holds now (e.g. after a run of a few targets)
+report: $(STAMP)
+	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(RESULTS)/report.html
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -27,8 +42,10 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-bench: $(STAMP)
-	$(BIN)/python -m benchmarks.run
+# every benchmarks/*.py (nbc and xpg re-time the models of the default run);
+# each writes results/bench/<name>.*; one: make bench BENCHMARKS=nbc
+bench: run
+	for b in $(BENCHMARKS); do $(BIN)/python -m benchmarks.$$b || exit 1; done
 
 clean:
-	rm -rf results/$(PROFILE) .snakemake
+	rm -rf $(RESULTS) .snakemake

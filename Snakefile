@@ -24,6 +24,24 @@ include: "workflow/rules/cross.smk"
 include: "workflow/rules/report.smk"
 
 
+# head-node work under a cluster executor (docs/cluster.md): downloads, tables, figures, report
+localrules:
+    all,
+    fetch,
+    datasets_table,
+    nbc_table,
+    xpg_table1_obdd,
+    xpg_table2_dt,
+    xpg_instances,
+    models_table,
+    ffa_report,
+    cross_table,
+    report_figure,
+    report_table_html,
+    report_provenance,
+    report_index,
+
+
 rule all:
     input:
         all_outputs(),

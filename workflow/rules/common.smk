@@ -26,3 +26,24 @@ OUTPUTS = []  # each rule file appends the final outputs of its section
 
 def all_outputs():
     return OUTPUTS
+
+
+# Cluster resources (docs/cluster.md). Every rule declares `runtime` (minutes) and `mem_mb`;
+# explaining rules derive the runtime from their config (time limit x instances).
+import math
+
+RUNTIME_CAP_MIN = 240  # a longer worst case asks for 4 h, then 8 h, 16 h on retries
+
+
+def runtime_min(seconds, attempt=1):
+    """SLURM time limit (minutes) for work bounded by `seconds`: 1.5x plus 2 minutes of
+    start-up, at most RUNTIME_CAP_MIN, doubled on each retry (an explaining job cut off by
+    its limit resumes from its partial file)."""
+    need = math.ceil(1.5 * seconds / 60) + 2
+    return min(need, RUNTIME_CAP_MIN) * 2 ** (attempt - 1)
+
+
+def table_rows(csv_path):
+    """Data rows of a prepared table (a bound on the instances a rule explains)."""
+    with open(csv_path, "rb") as fh:
+        return max(0, sum(1 for _ in fh) - 1)

@@ -35,8 +35,13 @@ rule cross_run:
         time_limit=CROSS.get("time_limit", 10),
         delta=CROSS.get("delta", 0.95),
         seed=config["seed"],
+    group:
+        "explain"
     resources:
-        runtime=lambda w: int(1 + 3 * CROSS.get("instances", 5) * CROSS.get("time_limit", 10) / 60),
+        # MARCO-A, -C and -S per instance, each under the time limit
+        runtime=lambda w, attempt: runtime_min(
+            3 * CROSS.get("instances", 5) * CROSS.get("time_limit", 10), attempt),
+        mem_mb=4000,
     log:
         f"{RESULTS}/logs/cross/{{family}}_{{ds}}.log",
     shell:
@@ -57,6 +62,9 @@ rule cross_table:
         f"{RESULTS}/figures/cross_times.pdf",
     log:
         f"{RESULTS}/logs/cross_table.log",
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     shell:
         "{DATA_FXAI} cross-table {input} --out-dir {RESULTS}/tables"
         " --figures-dir {RESULTS}/figures > {log} 2>&1"

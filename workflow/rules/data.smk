@@ -77,6 +77,9 @@ rule fetch:
         root=_ANY_NAME,
     params:
         mirror=lambda wc: f"--mirror {_mirror}" if _mirror else "",
+    resources:
+        runtime=runtime_min(1200),  # downloads
+        mem_mb=1000,
     log:
         log_path("data/fetch_{root}"),
     shell:
@@ -104,6 +107,11 @@ rule prepare:
         checks="rows+sha256",  # domains.json records them: tables prepared before are redone
         seed=config["seed"],
         test_size=DATA.get("test_size", 0.2),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(300),
+        mem_mb=4000,
     log:
         log_path("data/prepare_{ds}"),
     shell:
@@ -123,6 +131,11 @@ rule split:
     params:
         seed=config["seed"],
         test_size=DATA.get("test_size", 0.2),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(60),
+        mem_mb=2000,
     log:
         log_path("data/split_{ds}"),
     shell:
@@ -141,6 +154,9 @@ rule datasets_table:
         names=" ".join(f"{ds!r}" for ds in DATA_READY),
         order=",".join(DATA_ORDER),
         unavailable=" ".join(f"{ds!r}" for ds in DATA_UNAVAILABLE),
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("data/datasets_table"),
     shell:

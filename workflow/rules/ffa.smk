@@ -1,7 +1,6 @@
 # Anytime FFA (Figures 1-10, Table 1): XGBoost per dataset, then one job per (dataset,
 # method, instance) running MARCO-A / -C / -S with a time limit (events streamed), one job
 # checking every explanation of that run, then the figures and the runtime table.
-import math
 import sys
 
 from snakemake.utils import validate
@@ -42,6 +41,11 @@ rule ffa_train_bt:
         trees=lambda w: ffa_model(w.ds)[0],
         depth=lambda w: ffa_model(w.ds)[1],
         seed=config.get("seed", 0),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(300),
+        mem_mb=4000,
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
@@ -67,8 +71,10 @@ rule ffa_run:
             "window": FFA_SWITCH.get("window", 50), "alpha": FFA_SWITCH.get("alpha", 2.0),
             "eps": FFA_SWITCH.get("eps", 1.0), "switch_variant": FFA_SWITCH.get("variant", "paper"),
         }.items()),
+    group:
+        "ffa"
     resources:
-        runtime=math.ceil(FFA_LIMIT / 60) + 10,  # minutes
+        runtime=lambda w, attempt: runtime_min(FFA_LIMIT, attempt),
         mem_mb=FFA.get("mem_mb", 8000),
     log:
         log_path("ffa/run_{ds}_{method}_{k}"),
@@ -88,8 +94,10 @@ rule ffa_verify:
     wildcard_constraints:
         method="marco-[acs]",
         k=r"\d+",
+    group:
+        "ffa"
     resources:
-        runtime=math.ceil(FFA_LIMIT / 60) + 10,  # minutes
+        runtime=lambda w, attempt: runtime_min(FFA_LIMIT, attempt),
         mem_mb=FFA.get("mem_mb", 8000),
     log:
         log_path("ffa/verify_{ds}_{method}_{k}"),
@@ -115,6 +123,9 @@ rule ffa_report:
         registry=config["data"]["registry"],
     log:
         log_path("ffa/report"),
+    resources:
+        runtime=runtime_min(1200),
+        mem_mb=4000,
     shell:
         "{FFA_FXAI} ffa-report --runs {input.runs} --checks {input.checks} --models {input.models}"
         " --figures-dir {RESULTS}/figures"

@@ -23,6 +23,11 @@ rule nbc_train:
     params:
         alpha=NBC.get("alpha", 1.0),
         decimals=NBC.get("decimals", 3),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("nbc/train_{ds}"),
     shell:
@@ -43,6 +48,12 @@ rule nbc_explain:
         decimals=NBC.get("decimals", 3),
         instances=NBC.get("instances", 200),
         seed=config["seed"],
+    group:
+        "explain"
+    resources:
+        # no time limit (poly-time); about 1 s per instance on the paper's sets
+        runtime=lambda w, attempt: runtime_min(NBC.get("instances", 200), attempt),
+        mem_mb=4000,
     log:
         log_path("nbc/explain_{ds}"),
     shell:
@@ -61,6 +72,9 @@ rule nbc_table:
         f"{RESULTS}/tables/nbc_table7.md",
         f"{RESULTS}/tables/nbc_table7.tex",
         f"{RESULTS}/tables/nbc_table7_datasets.csv",
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("nbc/table"),
     shell:

@@ -154,6 +154,9 @@ rule report_figure:
     params:
         cli=REPORT_CLI,
         results=RESULTS,
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("report/figure_{fig}"),
     shell:
@@ -170,6 +173,9 @@ rule report_table_html:
         name=report_alternation(REPORT_TABLES),
     params:
         cli=REPORT_CLI,
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("report/table_{name}"),
     shell:
@@ -184,6 +190,9 @@ rule report_provenance:
     params:
         versions=report_versions(),
         commit=report_git_commit(),
+    resources:
+        runtime=runtime_min(60),
+        mem_mb=1000,
     run:
         from fxai.report.provenance import write
 
@@ -211,6 +220,9 @@ rule report_index:
         results=RESULTS,
         versions=report_versions(),
         commit=report_git_commit(),
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("report/index"),
     shell:

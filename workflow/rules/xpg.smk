@@ -23,6 +23,12 @@ XPG_LEARNERS = XPG_DT_CFG.get("learners", ["cart"])  # cart: models/dt; sized: m
 XPG_SIZED = XPG_DT_CFG.get("sized") or {}
 
 
+def xpg_max_instances(rows):
+    """At most how many instances xpg-explain takes from a table of `rows` rows."""
+    n = rows if rows <= XPG.get("max_rows_all", 1000) else round(XPG.get("fraction", 0.3) * rows)
+    return min(n, XPG_CAP) if XPG_CAP else n
+
+
 rule xpg_train_dt:
     input:
         data="data/prepared/{ds}.csv",
@@ -37,6 +43,11 @@ rule xpg_train_dt:
         + f" --val-size {XPG_DT_CFG.get('val_size', 0.2)}",
         out_dir=f"{RESULTS}/models/dt",
         seed=config.get("seed", 0),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(600),
+        mem_mb=4000,
     log:
         log_path("xpg/train_dt_{ds}"),
     shell:
@@ -76,6 +87,11 @@ rule xpg_train_obdd:
             )
         ),
         seed=config.get("seed", 0),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(600),
+        mem_mb=4000,
     log:
         log_path("xpg/train_obdd_{ds}"),
     shell:
@@ -98,6 +114,12 @@ rule xpg_explain:
         fraction=XPG.get("fraction", 0.3),
         cap=XPG_CAP_ARG,
         seed=config.get("seed", 0),
+    group:
+        "explain"
+    resources:
+        runtime=lambda w, input, attempt: runtime_min(
+            xpg_max_instances(table_rows(input.data)) * XPG.get("time_limit", 60), attempt),
+        mem_mb=4000,
     log:
         log_path("xpg/explain_{family}_{ds}"),
     shell:
@@ -149,6 +171,9 @@ for _family, _names, _table, _learner in (
             cap=XPG_CAP_ARG,
             why=XPG.get("missing_reason", "not run in this profile"),
             clock=XPG.get("clock", "wall"),
+        resources:
+            runtime=runtime_min(120),
+            mem_mb=2000,
         log:
             log_path(f"xpg/{_table}"),
         shell:

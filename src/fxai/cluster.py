@@ -1,0 +1,147 @@
+"""Cluster support. Settings the snakemake profiles (`profiles/*/config.yaml`, YTE
+templates) compute when loaded, from `sys.argv` (the snakemake command line being parsed):
+the job-status command of a SLURM cluster and where the report of a run goes. And the check
+of tools/slurm-test.sh: `python -m fxai.cluster compare-tables A B`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+DEFAULT_CONFIG = "config/config.yaml"  # the Snakefile's `configfile:`
+STATUS_COMMANDS = ("sacct", "squeue")
+
+
+def status_command() -> str:
+    """`sacct` where SLURM accounting answers, else `squeue`.
+
+    `FXAI_SLURM_STATUS` (sacct or squeue) overrides the test. Without slurmdbd, `sacct`
+    exists but fails ("accounting storage is disabled"), and the executor plugin, which only
+    checks that it exists, would then wait forever for jobs to finish.
+    """
+    forced = os.environ.get("FXAI_SLURM_STATUS")
+    if forced:
+        if forced not in STATUS_COMMANDS:
+            raise ValueError(f"FXAI_SLURM_STATUS={forced!r}: use one of {STATUS_COMMANDS}")
+        return forced
+    if shutil.which("sacct") is None:
+        return "squeue"
+    try:
+        probe = subprocess.run(["sacct", "-n", "-X", "-j", "1", "-o", "JobID"],
+                               capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return "squeue"
+    if probe.returncode != 0:
+        print(f"fxai: sacct fails ({probe.stderr.strip() or probe.returncode}); "
+              "job status through squeue", file=sys.stderr)
+        return "squeue"
+    return "sacct"
+
+
+def _snakemake_args(argv: list[str]) -> argparse.Namespace:
+    """The few snakemake options that decide the results directory and the report."""
+    p = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    p.add_argument("--configfile", "--configfiles", nargs="+", action="extend", default=[])
+    p.add_argument("--config", "-C", nargs="*", action="extend", default=[])
+    p.add_argument("--directory", "-d", default=".")
+    p.add_argument("--dry-run", "--dryrun", "-n", action="store_true")
+    p.add_argument("--report", nargs="?", const="report.html")
+    return p.parse_known_args(argv)[0]
+
+
+def results_profile(argv: list[str]) -> str:
+    """The `profile` key of the run's config: `config/config.yaml`, then each --configfile
+    in order, then --config profile=NAME (the order snakemake applies them)."""
+    args = _snakemake_args(argv)
+    workdir = Path(args.directory)
+    name = None
+    for f in [DEFAULT_CONFIG, *args.configfile]:
+        path = workdir / f if not Path(f).is_absolute() else Path(f)
+        if not path.is_file():
+            if f == DEFAULT_CONFIG:
+                continue
+            raise FileNotFoundError(f"config file {path} (--configfile) does not exist")
+        with path.open() as fh:
+            name = (yaml.safe_load(fh) or {}).get("profile", name)
+    for item in args.config:
+        key, _, value = item.partition("=")
+        if key == "profile":
+            name = yaml.safe_load(value)
+    if not name:
+        raise ValueError(f"no `profile` key in {DEFAULT_CONFIG} or the --configfile files")
+    return str(name)
+
+
+def report_path(argv: list[str]) -> str | None:
+    """`results/<profile>/report.html`, which the profiles write after the run (snakemake's
+    --report-after-run); None for a dry run or a command that asks for a report itself."""
+    args = _snakemake_args(argv)
+    if args.dry_run or args.report is not None:
+        return None
+    return f"results/{results_profile(argv)}/report.html"
+
+
+# time columns end in _s or _ms (time_s, cpu_mean_s, marco-a_s, axp_ms), maybe followed by a
+# qualifier such as " (diff)" beside a published value
+TIME_COLUMN = re.compile(r"_m?s(?: \(.*\))?$")
+
+
+def table_differences(dir_a: Path, dir_b: Path) -> list[str]:
+    """How the CSV tables of two runs differ, apart from time columns (TIME_COLUMN, and the
+    rows about them in a table with a `column` column, e.g. `<table>.fidelity.csv`): files
+    only in one run, different columns, rows or values (empty when they are equal)."""
+    import pandas as pd  # here: the profiles import this module at every snakemake start
+
+    a = {p.name: p for p in Path(dir_a).glob("*.csv")}
+    b = {p.name: p for p in Path(dir_b).glob("*.csv")}
+    if not a and not b:
+        return [f"no tables in {dir_a} or {dir_b}"]
+    out = [f"{name}: only in {dir_a}" for name in sorted(a.keys() - b.keys())]
+    out += [f"{name}: only in {dir_b}" for name in sorted(b.keys() - a.keys())]
+    for name in sorted(a.keys() & b.keys()):
+        ta, tb = (pd.read_csv(t[name], dtype=str, keep_default_na=False) for t in (a, b))
+        if list(ta.columns) != list(tb.columns):
+            out.append(f"{name}: columns {list(ta.columns)} != {list(tb.columns)}")
+            continue
+        keep = [c for c in ta.columns if not TIME_COLUMN.search(c)]
+        ta, tb = ta[keep], tb[keep]
+        if "column" in keep:  # one row per column of another table
+            ta = ta[~ta["column"].str.contains(TIME_COLUMN)].reset_index(drop=True)
+            tb = tb[~tb["column"].str.contains(TIME_COLUMN)].reset_index(drop=True)
+        if ta.shape != tb.shape:
+            out.append(f"{name}: {ta.shape[0]} rows != {tb.shape[0]} rows")
+            continue
+        rows, cols = (ta != tb).to_numpy().nonzero()
+        for r, c in list(zip(rows, cols, strict=True))[:5]:
+            out.append(f"{name}: row {r} column {keep[c]}: {ta.iat[r, c]!r} != {tb.iat[r, c]!r}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m fxai.cluster", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compare-tables", help="exit 1 unless two runs' tables are equal "
+                       "apart from time columns")
+    c.add_argument("dir_a", type=Path)
+    c.add_argument("dir_b", type=Path)
+    args = p.parse_args(argv)
+    diffs = table_differences(args.dir_a, args.dir_b)
+    for d in diffs:
+        print(d, file=sys.stderr)
+    if diffs:
+        return 1
+    n = len(list(args.dir_a.glob("*.csv")))
+    print(f"{n} tables equal apart from time columns: {args.dir_a} {args.dir_b}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
