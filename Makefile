@@ -2,6 +2,7 @@
 #   make run                                  default profile on this machine, with its report
 #   make run CONFIG=config/paper.yaml         any config (or several: CONFIG="a.yaml b.yaml")
 #   make run PROFILE=slurm                    through SLURM (profiles/slurm, docs/cluster.md)
+#   make unlock [CONFIG=...]                  after a killed run: release snakemake's lock
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -17,7 +18,7 @@ RESULTS := results/$(shell sed -n 's/^profile:[[:space:]]*\([^[:space:]#]*\).*/\
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 CORES_ARG := $(if $(filter local,$(PROFILE)),--cores $(CORES))
 
-.PHONY: run report test lint bench clean venv
+.PHONY: run report test lint docs bench unlock clean venv
 
 venv: $(STAMP)
 
@@ -41,6 +42,14 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+
+# the documentation site (docs/, mkdocs.yml) into build/site; warnings are errors
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
+# after snakemake itself was killed: release its lock (only if no other snakemake runs here)
+unlock: $(STAMP)
+	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --unlock
 
 # every benchmarks/*.py (nbc and xpg re-time the models of the default run);
 # each writes results/bench/<name>.*; one: make bench BENCHMARKS=nbc

@@ -71,6 +71,9 @@ rule models_table:
         csv=f"{RESULTS}/tables/models.csv",
         md=f"{RESULTS}/tables/models.md",
         tex=f"{RESULTS}/tables/models.tex",
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("report/models_table"),
     shell:

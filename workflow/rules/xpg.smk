@@ -202,6 +202,9 @@ rule xpg_instances:
     params:
         names=" ".join(XPG_TI),
         order=",".join(DATA_ORDER),
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
     log:
         log_path("xpg/instances"),
     shell:

@@ -9,8 +9,8 @@ them when there are more than 1000. One JSON line per instance goes to the run f
 from __future__ import annotations
 
 import argparse
-import math
 import logging
+import math
 import time
 from pathlib import Path
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fxai.cli import positive_int, share
 from fxai.data.errors import DataError
 
 COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")
@@ -30,8 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prepared", default="data/prepared")
     p.add_argument("--raw-root", default="data/raw")
     p.add_argument("--registry", default="config/datasets.yaml")
-    p.add_argument("--max-rows-all", type=int, default=1000)
-    p.add_argument("--fraction", type=float, default=0.3)
+    p.add_argument("--max-rows-all", type=positive_int, default=1000)
+    p.add_argument("--fraction", type=share, default=0.3)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--name", default="xpg_instances")
 
