@@ -168,3 +168,24 @@ def test_float32_near_tie_is_judged_as_xgboost_would(ties):
     cex = o.counterexample(set())
     assert cex is not None and cex[0] < 0.5 and ens.margin([cex])[0] == 0.0
     assert ens.predict([cex])[0] == 0 and o.entails({0})
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_model_tables_shared_across_instances(seed):
+    """Oracles of many instances of one ensemble share its leaf tables (built once per class);
+    each answers every query as an oracle built from scratch does, with and without domains."""
+    import fxai.oracles.boosted as OB
+
+    model, _, domains = random_model(seed)
+    ens = B.from_booster(model.get_booster())
+    rng = np.random.default_rng(seed)
+    points = [[int(rng.choice(d)) for d in domains] for _ in range(6)]
+    shared = [BoostedOracle(ens, x, ties="keep") for x in points]
+    queries = [set(np.flatnonzero(rng.random(len(domains)) < 0.5).tolist()) for _ in range(8)]
+    for x, o in zip(points, shared, strict=True):
+        for doms in (None, domains):
+            OB._MODELS.clear()
+            fresh = BoostedOracle(ens, x, ties="keep", domains=doms)
+            o2 = o if doms is None else BoostedOracle(ens, x, ties="keep", domains=doms)
+            assert [o2.entails(q) for q in queries] == [fresh.entails(q) for q in queries]

@@ -26,10 +26,10 @@ bound exceeds a rigorous bound on that rounding, compatible leaves are judged by
 sum, and a near-tie pick that keeps the class is cut off from the rest of its box, which is
 searched on: the answers are XGBoost's own.
 
-Incremental use across the thousands of calls of one enumeration: the leaves' path boxes,
-the instance's intervals and the compiled search are built once per oracle (the machine
-code once per installation: numba's on-disk cache); a call only builds the root box from
-the fixed features and searches.
+Incremental use: the leaves' path boxes are built once per model (per class, kept while the
+ensemble lives; with ``domains`` once per oracle), the instance's intervals once per oracle,
+the machine code once per installation (numba's on-disk cache); a call only builds the root
+box from the fixed features and searches.
 
 Choice by measurement: ``python -m benchmarks.boosted`` replays the queries MARCO-A/-C
 really ask and prints calls per second (process CPU time) for this search and for the MILP
@@ -48,6 +48,7 @@ encoding. Only features used in some split are candidate features (``features``)
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -123,83 +124,45 @@ class BoostedOracle(Oracle):
     # ---- compilation -------------------------------------------------------------------
     def _compile(self, domains) -> None:
         ens, x = self.ensemble, np.asarray(self.instance, dtype=np.float32)
-        col = {f: k for k, f in enumerate(self._used)}
-        thr: dict[int, set[float]] = {f: set() for f in self._used}
-        paths = [_paths(t) for t in ens.trees]
-        for tp in paths:
-            for _, conds in tp:
-                for f, t, _ in conds:
-                    thr[f].add(t)
-        self._thr = [np.array(sorted(thr[f]), dtype=np.float32) for f in self._used]
+        model = _model_tables(ens)
+        used = self._used
+        self._thr = model["thr"]
         # allowed original intervals per feature (index k = number of thresholds <= value)
-        self._vint = np.array(
-            [int(np.searchsorted(self._thr[c], x[f], side="right")) for f, c in col.items()],
-            dtype=np.int64,
-        )
-        allowed, reps = [], []
-        for f, c in col.items():
-            T = self._thr[c]
-            if domains is None or domains[f] is None:
-                ks = np.arange(len(T) + 1)  # a float32 value below T[0] stands for interval 0
-                rep = [float(np.nextafter(T[0], np.float32(-np.inf)))] + [float(t) for t in T]
-            else:
+        self._vint = np.array([int(np.searchsorted(T, x[f], side="right"))
+                               for f, T in zip(used, self._thr, strict=True)], dtype=np.int64)
+        if domains is None:  # every interval is allowed: the leaf tables are the model's own
+            self._allowed, self._reps = model["allowed"], model["reps"]
+            self._v = self._vint
+            tables = model["leaves"].get(self._sign)
+            if tables is None:
+                tables = model["leaves"][self._sign] = _leaf_tables(
+                    model["paths"], self._thr, self._allowed, used, self._sign)
+        else:
+            allowed, reps = [], []
+            for c, f in enumerate(used):
+                T = self._thr[c]
+                if domains[f] is None:
+                    allowed.append(model["allowed"][c])
+                    reps.append(model["reps"][c])
+                    continue
                 vals = sorted(set(float(v) for v in domains[f]))
                 kv = np.searchsorted(T, np.asarray(vals, dtype=np.float32), side="right")
                 ks_set: dict[int, float] = {}
                 for k, val in zip(kv.tolist(), vals, strict=True):
                     ks_set.setdefault(k, val)
-                ks = np.array(sorted(set(ks_set) | {int(self._vint[c])}))
-                rep_map = {**ks_set}
-                rep = [rep_map.get(k, float(x[f])) for k in range(len(T) + 1)]
-            allowed.append(ks)
-            reps.append(rep)
-        self._allowed = allowed
-        self._reps = reps
-        # instance interval in compressed coordinates
-        self._v = np.array(
-            [int(np.searchsorted(a, k)) for a, k in zip(allowed, self._vint, strict=True)],
-            dtype=np.int64,
-        )
-        self._size = np.array([len(a) for a in allowed] + [1], dtype=np.int64)
-        n = len(self._used)  # index n is a dummy feature with a single interval
-        depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1
-        rows_f, rows_lo, rows_hi, vals, starts = [], [], [], [], []
-        for tp in paths:
-            leaves = []
-            for value, conds in tp:
-                box: dict[int, list[int]] = {}
-                for f, t, goes_left in conds:
-                    c = col[f]
-                    j = int(np.searchsorted(self._thr[c], np.float32(t)))  # index of t
-                    lo, hi = box.get(c, [0, len(self._thr[c]) + 1])
-                    # x < t  <=>  original interval k <= j
-                    box[c] = [lo, min(hi, j + 1)] if goes_left else [max(lo, j + 1), hi]
-                cbox = {}
-                for c, (lo, hi) in box.items():
-                    a = self._allowed[c]
-                    cbox[c] = (int(np.searchsorted(a, lo)), int(np.searchsorted(a, hi)))
-                if any(lo >= hi for lo, hi in cbox.values()):
-                    continue  # no allowed point reaches this leaf
-                leaves.append((self._sign * value, cbox))
-            leaves.sort(key=lambda lv: lv[0])
-            starts.append(len(vals))
-            for value, cbox in leaves:
-                items = list(cbox.items()) + [(n, (0, 1))] * (depth - len(cbox))
-                rows_f.append([c for c, _ in items])
-                rows_lo.append([lo for _, (lo, _) in items])
-                rows_hi.append([hi for _, (_, hi) in items])
-                vals.append(value)
-        self._val32 = np.array(vals, dtype=np.float64).astype(np.float32)  # signed, like vals
-        peak = abs(ens.base_margin) + sum(float(np.abs(t.value).max()) for t in ens.trees)
-        self._tol = 2.0 * (len(ens.trees) + 1) * peak * 2.0**-24  # float32 vs float64 sums
-        self._cf = np.array(rows_f, dtype=np.int64).reshape(-1, depth)
-        self._clo = np.array(rows_lo, dtype=np.int64).reshape(-1, depth)
-        self._chi = np.array(rows_hi, dtype=np.int64).reshape(-1, depth)
-        self._val = np.array(vals, dtype=np.float64)
-        self._starts = np.array(starts, dtype=np.int64)
+                allowed.append(np.array(sorted(set(ks_set) | {int(self._vint[c])})))
+                reps.append([ks_set.get(k, float(x[f])) for k in range(len(T) + 1)])
+            self._allowed, self._reps = allowed, reps
+            # instance interval in compressed coordinates
+            self._v = np.array([int(np.searchsorted(a, k))
+                                for a, k in zip(allowed, self._vint, strict=True)], dtype=np.int64)
+            tables = _leaf_tables(model["paths"], self._thr, allowed, used, self._sign)
+        self._cf, self._clo, self._chi, self._val, self._val32, self._starts = tables
+        self._size = np.array([len(a) for a in self._allowed] + [1], dtype=np.int64)
+        self._tol = model["tol"]
         self._offset = self._sign * ens.base_margin - self._cut  # bounds are relative to the cut
         self._col = np.full(self.n_features, -1, dtype=np.int64)
-        self._col[self._used] = np.arange(n)
+        self._col[used] = np.arange(len(used))
 
     # ---- queries -----------------------------------------------------------------------
     def entails(self, fixed: Iterable[int]) -> bool:
@@ -234,6 +197,78 @@ class BoostedOracle(Oracle):
                         np.float32(self._cut), self._inclusive, lo, hi, self._v, self._tol,
                         self._val32, np.float32(self._sign * self.ensemble.base_margin))
         return point if point.size else None
+
+
+_MODELS: dict[int, dict] = {}
+
+
+def _model_tables(ens: Ensemble) -> dict:
+    """What the oracle needs of the model alone, built once per ensemble (kept while it
+    lives): root-to-leaf paths, float32 thresholds of each used feature, all intervals with a
+    representative value each, the float32 rounding bound, and (filled per class sign on
+    first use) the leaf tables without domains. So a new instance of the same model costs
+    only its own intervals."""
+    key = id(ens)
+    model = _MODELS.get(key)
+    if model is None:
+        paths = [_paths(t) for t in ens.trees]
+        thr: dict[int, set[float]] = {f: set() for f in ens.used_features}
+        for tp in paths:
+            for _, conds in tp:
+                for f, t, _ in conds:
+                    thr[f].add(t)
+        T = [np.array(sorted(thr[f]), dtype=np.float32) for f in ens.used_features]
+        # a float32 value below T[0] stands for interval 0
+        reps = [[float(np.nextafter(t[0], np.float32(-np.inf)))] + [float(v) for v in t]
+                for t in T]
+        peak = abs(ens.base_margin) + sum(float(np.abs(t.value).max()) for t in ens.trees)
+        model = {"paths": paths, "thr": T, "reps": reps,
+                 "allowed": [np.arange(len(t) + 1) for t in T],
+                 "tol": 2.0 * (len(ens.trees) + 1) * peak * 2.0**-24,  # float32 vs float64
+                 "leaves": {}}
+        _MODELS[key] = model
+        weakref.finalize(ens, _MODELS.pop, key, None)
+    return model
+
+
+def _leaf_tables(paths, thr, allowed, used, sign: float):
+    """Per tree its leaves that an allowed point reaches, sorted by signed value: the boxes
+    (feature column, lo, hi in allowed-interval coordinates; padded with the dummy feature
+    ``len(used)``), the signed values in float64 and float32, and each tree's first row."""
+    col = {f: c for c, f in enumerate(used)}
+    n = len(used)  # index n is a dummy feature with a single interval
+    depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1
+    rows_f, rows_lo, rows_hi, vals, starts = [], [], [], [], []
+    for tp in paths:
+        leaves = []
+        for value, conds in tp:
+            box: dict[int, list[int]] = {}
+            for f, t, goes_left in conds:
+                c = col[f]
+                j = int(np.searchsorted(thr[c], np.float32(t)))  # index of t
+                lo, hi = box.get(c, [0, len(thr[c]) + 1])
+                # x < t  <=>  original interval k <= j
+                box[c] = [lo, min(hi, j + 1)] if goes_left else [max(lo, j + 1), hi]
+            cbox = {}
+            for c, (lo, hi) in box.items():
+                a = allowed[c]
+                cbox[c] = (int(np.searchsorted(a, lo)), int(np.searchsorted(a, hi)))
+            if any(lo >= hi for lo, hi in cbox.values()):
+                continue  # no allowed point reaches this leaf
+            leaves.append((sign * value, cbox))
+        leaves.sort(key=lambda lv: lv[0])
+        starts.append(len(vals))
+        for value, cbox in leaves:
+            items = list(cbox.items()) + [(n, (0, 1))] * (depth - len(cbox))
+            rows_f.append([c for c, _ in items])
+            rows_lo.append([lo for _, (lo, _) in items])
+            rows_hi.append([hi for _, (_, hi) in items])
+            vals.append(value)
+    val = np.array(vals, dtype=np.float64)
+    return (np.array(rows_f, dtype=np.int64).reshape(-1, depth),
+            np.array(rows_lo, dtype=np.int64).reshape(-1, depth),
+            np.array(rows_hi, dtype=np.int64).reshape(-1, depth),
+            val, val.astype(np.float32), np.array(starts, dtype=np.int64))
 
 
 @njit(cache=True)
