@@ -46,6 +46,8 @@ def test_margin_and_class_equal_xgboost(seed, tree_method, numeric):
     ours = ens.margin(P)
     np.testing.assert_array_equal(ours, theirs)  # the same float32 arithmetic
     assert np.array_equal(ens.predict(P), model.predict(P))
+    one_by_one = np.concatenate([ens.margin(p[None, :]) for p in P[::7]])  # the row walk
+    np.testing.assert_array_equal(one_by_one, theirs[::7])
 
 
 def test_intercept_is_encoded():

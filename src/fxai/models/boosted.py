@@ -120,6 +120,14 @@ class Tree:
     def is_leaf(self, node: int) -> bool:
         return bool(self.left[node] < 0)
 
+    def leaf_of_row(self, x: np.ndarray) -> int:
+        """The leaf reached by one float32 row ``x`` (the test of :meth:`leaf_of`)."""
+        node = 0
+        left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
+        while left[node] >= 0:
+            node = left[node] if x[feature[node]] < threshold[node] else right[node]
+        return int(node)
+
     def leaf_of(self, X: np.ndarray) -> np.ndarray:
         """The leaf reached by each row of the float32 matrix ``X`` (vectorised over rows)."""
         node = np.zeros(len(X), dtype=np.int64)
@@ -151,6 +159,11 @@ class Ensemble:
         if X.shape[1] != self.n_features:
             raise ValueError(f"expected {self.n_features} features, got {X.shape[1]}")
         reject_missing(X, "input")
+        if len(X) == 1:  # one instance: walking each tree beats numpy's per-call overhead
+            x, total1 = X[0], np.float32(self.base_margin)
+            for t in self.trees:
+                total1 = np.float32(total1 + t.value[t.leaf_of_row(x)])
+            return np.array([total1], dtype=np.float64)
         total = np.full(len(X), self.base_margin, dtype=np.float32)
         for t in self.trees:
             total += t.value[t.leaf_of(X)]
@@ -179,7 +192,7 @@ class Ensemble:
                              "ties='change'")
         return (m > hi).astype(np.int64)
 
-    @property
+    @functools.cached_property
     def used_features(self) -> list[int]:
         """Features tested in some split (the only ones that can be in an explanation)."""
         used = set()
