@@ -190,6 +190,7 @@ def test_corrupt_models_stop_the_commands_that_read_them(tmp_path, capsys, stage
     code, err = fxai(capsys, "nbc-explain", "--data", prep / "mux6.csv", "--split",
                      res / "splits/mux6.json", "--model", nbc, "--out", out)
     assert code != 0 and f"model file {nbc} is not a valid naive Bayes" in err
+    assert "cannot read the" not in err  # the loader's message, not wrapped a second time
     assert not out.exists()
     bt = tmp_path / "bt.json"
     bt.write_text('{"learner": {"gradient_booster": ')

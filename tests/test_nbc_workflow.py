@@ -78,5 +78,6 @@ def test_a_corrupt_model_exits_nonzero_naming_it(prepared, tmp_path, fxai_cli):
     out = tmp_path / "runs" / "toy.jsonl"
     code, err = fxai_cli("nbc-explain", "--data", csv, "--split", split, "--model", bad,
                          "--out", out)
-    assert code != 0 and f"{bad}: cannot read the NBC model" in err
+    assert code != 0 and f"model file {bad} is not a valid naive Bayes" in err
+    assert "cannot read the" not in err  # not wrapped a second time
     assert not out.parent.exists()

@@ -156,7 +156,8 @@ def test_a_bad_model_exits_nonzero_naming_it_and_writes_nothing(mux6_dt, tmp_pat
     bad.write_bytes(model.read_bytes()[:100])  # truncated
     out = tmp_path / "runs" / "r.jsonl"
     code, err = fxai_cli(*explain_args(cmd, prep, bad, out))
-    assert code != 0 and f"{bad}: cannot read the" in err and "model" in err
+    assert code != 0 and f"model file {bad} is not a" in err
+    assert "cannot read the" not in err  # the loader's message, not wrapped a second time
     assert not out.parent.exists()
 
 

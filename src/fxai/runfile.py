@@ -37,6 +37,7 @@ from typing import Any
 from fxai.data.errors import DataError
 from fxai.data.fetch import sha256_of
 from fxai.files import temp_beside
+from fxai.models import ModelError
 
 LOG = logging.getLogger("fxai.run")
 HEADER = "fxai_run"
@@ -88,25 +89,24 @@ def _parse(path: Path, text: str) -> tuple[list[tuple[str, Any]], bool]:
 
 def read_run(path: str | Path, complete: bool = True) -> tuple[dict, list[dict]]:
     """``(header, records)`` of a run file. With ``complete`` (what tables use) a file whose
-    records do not cover its planned instances exactly is an error naming it."""
+    records do not cover its planned instances exactly is an error naming it
+    (:func:`iter_records`); without, a cut-off last line is dropped."""
     path = Path(path)
+    if complete:
+        return _head(path)[0], list(iter_records(path))
     try:
         text = path.read_text()
     except OSError as err:
         raise RunFileError(f"{path}: cannot read the run file ({err})") from None
-    lines, cut = _parse(path, text)
+    lines, _ = _parse(path, text)
     if not lines or not is_header(lines[0][1]):
-        raise RunFileError(f"{path}: no '{HEADER}' header line: not a run file of this fxai "
-                           "(or an older one); delete it and rerun its rule")
-    head, recs = lines[0][1], [obj for _, obj in lines[1:]]
-    if complete:
-        if cut:
-            raise RunFileError(f"{path}: last line cut off; delete the file and rerun its rule")
-        missing = incomplete(head, recs)
-        if missing:
-            raise RunFileError(f"{path}: incomplete run file, {missing}; rerun its rule "
-                               "(it resumes from the .partial file)")
-    return head, recs
+        raise _not_a_run_file(path)
+    return lines[0][1], [obj for _, obj in lines[1:]]
+
+
+def _not_a_run_file(path: Path) -> RunFileError:
+    return RunFileError(f"{path}: no '{HEADER}' header line: not a run file of this fxai "
+                        "(or an older one); delete it and rerun its rule")
 
 
 def is_header(obj: Any) -> bool:
@@ -133,14 +133,12 @@ def incomplete(head: dict, recs: list[dict]) -> str:
 
 def run_records(path: str | Path) -> list[dict]:
     """The records of a complete run file (an incomplete or foreign file is an error)."""
-    return read_run(path)[1]
+    return list(iter_records(path))
 
 
-def iter_records(path: str | Path) -> Iterator[dict]:
-    """The records of a complete run file, one line at a time (tables: memory does not grow
-    with the file), with the checks of :func:`read_run`. A first pass reads only the header
-    and counts lines, so a half-finished file is refused before any record is yielded."""
-    path = Path(path)
+def _head(path: Path) -> tuple[dict, int]:
+    """The header of a run file and its number of record lines; a cut-off last line or a
+    missing header is an error naming the file."""
     try:
         with path.open() as fh:
             first = fh.readline()
@@ -157,9 +155,18 @@ def iter_records(path: str | Path) -> Iterator[dict]:
     except ValueError:
         head = None
     if not is_header(head):
-        raise RunFileError(f"{path}: no '{HEADER}' header line: not a run file of this fxai "
-                           "(or an older one); delete it and rerun its rule")
-    if "instances" in head and n != len(head["instances"]):
+        raise _not_a_run_file(path)
+    return head, n
+
+
+def iter_records(path: str | Path) -> Iterator[dict]:
+    """The records of a complete run file, one line at a time (tables: memory does not grow
+    with the file). A first pass reads only the header and counts lines, so a half-finished
+    file is refused before any record is yielded; the planned instances are checked at the
+    end (each exactly once)."""
+    path = Path(path)
+    head, n = _head(path)
+    if "instances" in head and n < len(head["instances"]):  # more: bad lines, found below
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
     ids = []
@@ -343,6 +350,8 @@ def load_input(load, path: str | Path, what: str):
     the file (the command exits non-zero before anything is written)."""
     try:
         return load(path)
+    except (DataError, ModelError):
+        raise  # the loaders' own errors already name the file
     except Exception as err:
         raise DataError(f"{path}: cannot read the {what} ({type(err).__name__}: {err}); rerun "
                         "the rule that makes it") from err
