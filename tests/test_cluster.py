@@ -43,6 +43,20 @@ def test_report_path_names_a_missing_config(in_root):
         cluster.report_path(["snakemake", "--configfile", "nope.yaml"])
 
 
+def test_group_components_follow_the_config(in_root, tmp_path):
+    """profiles/slurm packs jobs as the run's config says (`cluster.group_components`)."""
+    small = cluster.group_components(["snakemake"])
+    paper = cluster.group_components(["snakemake", "--configfile", "config/paper.yaml"])
+    assert set(small) == set(paper) == set(cluster.GROUPS)
+    assert paper["ffa"] < small["ffa"]  # 600-s runs: more, shorter jobs
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("cluster: {group_components: {ffa: 2}}\n")
+    assert cluster.group_components(["snakemake", "--configfile", str(mine)]) == small | {"ffa": 2}
+    mine.write_text("cluster: {group_components: {ffa: 0, train: 3}}\n")
+    with pytest.raises(ValueError, match="cluster.group_components: {'ffa': 0, 'train': 3}"):
+        cluster.group_components(["snakemake", "--configfile", str(mine)])
+
+
 def fake_sacct(tmp_path, monkeypatch, exit_code):
     """A `sacct` first on PATH that prints an error and exits with exit_code."""
     tool = tmp_path / "sacct"
@@ -163,3 +177,20 @@ def test_makefile_follows_config_and_profile():
     names = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem != "__init__")
     assert re.search(r"for b in ([\w ]+); do \.venv/bin/python -m benchmarks\.\$b", bench)
     assert sorted(re.search(r"for b in ([\w ]+);", bench)[1].split()) == names
+
+
+def test_counts_of_runs_cut_off_by_their_time_limit_are_not_compared(tmp_path):
+    """`<m>_axps` of a row whose `<m>_complete_pct` is below 100 (in either run) depends on
+    the machine's speed; complete rows and other columns are still compared."""
+    def table(d, cut_axps, done_axps, done_len):
+        d.mkdir()
+        (d / "c.csv").write_text(
+            "dataset,axp_len,marco-a_complete_pct,marco-a_axps,marco-a_s\n"
+            f"cut,3.0,0.0,{cut_axps},2.0\ndone,{done_len},100.0,{done_axps},0.1\n")
+        return d
+    a = table(tmp_path / "a", 4551, 7, 3.0)
+    assert cluster.table_differences(a, table(tmp_path / "b", 4636, 7, 3.0)) == []
+    assert cluster.table_differences(a, table(tmp_path / "c", 4551, 8, 3.0)) == [
+        "c.csv: row 1 column marco-a_axps: '7' != '8'"]
+    assert cluster.table_differences(a, table(tmp_path / "d", 4551, 7, 2.5)) == [
+        "c.csv: row 1 column axp_len: '3.0' != '2.5'"]

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from test_report_results import make_results
 
 from fxai.report import figures
 from fxai.report.figures import FIGURES, make_figure
-from fxai.report.results import Results
+from fxai.report.results import Results, section_of
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", sorted(FIGURES))
@@ -71,3 +74,11 @@ def test_figures_plot_the_numbers_of_the_run_files(tmp_path: Path, monkeypatch) 
 def test_slim_records_keep_counts_not_lists() -> None:
     rec = {"dataset": "d", "axps": [[0], [1, 2]], "cxps": [], "events": [[0.1, "axp", [0]]]}
     assert figures.slim(rec) == {"dataset": "d", "n_axps": 2, "n_cxps": 0}
+
+
+def test_the_config_schema_and_sections_follow_the_figure_registry():
+    """The Snakefile takes the figure names from the config schema and the section from the
+    name's prefix (so it never imports matplotlib): both must match FIGURES."""
+    schema = yaml.safe_load((ROOT / "workflow/schemas/report.schema.yaml").read_text())
+    assert schema["properties"]["figures"]["items"]["enum"] == list(FIGURES)
+    assert {name: section_of(name) for name in FIGURES} == {n: s for n, (s, _) in FIGURES.items()}

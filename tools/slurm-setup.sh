@@ -87,6 +87,10 @@ JobCompType=jobcomp/none
 MinJobAge=600
 # a job past its time limit is killed KillWait seconds after SIGTERM
 KillWait=10
+# messages are local: 4 s is plenty, and a client (the executor plugin probes
+# `scontrol show config` at every snakemake start) gives up in ~3 s instead of ~9 s
+# while the daemons are stopped
+MessageTimeout=4
 OverTimeLimit=0
 InactiveLimit=0
 NodeName=$NODE NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=$MEM_MB State=UNKNOWN

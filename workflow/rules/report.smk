@@ -7,7 +7,6 @@ import re
 import sys
 from pathlib import Path
 
-from fxai.report.figures import FIGURES as REPORT_FIGURES
 from fxai.report.provenance import git_commit as report_git_commit
 from fxai.report.provenance import versions as report_versions
 from fxai.report.results import section_of as report_section_of
@@ -146,14 +145,15 @@ def report_alternation(names):
 
 
 rule report_figure:
-    """One figure of fxai.report.figures, drawn from results/<profile>/runs/<section>/."""
+    """One figure of fxai.report.figures, drawn from results/<profile>/runs/<section>/ (the
+    section is the name's prefix; matplotlib is imported by the job, not by the Snakefile)."""
     input:
-        lambda wc: report_part_outputs(REPORT_FIGURES[wc.fig][0]),
+        lambda wc: report_part_outputs(report_section_of(wc.fig)),
     output:
         png=f"{RESULTS}/figures/{{fig}}.png",
         pdf=f"{RESULTS}/figures/{{fig}}.pdf",
     wildcard_constraints:
-        fig=report_alternation(REPORT_FIGURES),
+        fig=report_alternation(config["report"]["figures"]),
     params:
         cli=REPORT_CLI,
         results=RESULTS,

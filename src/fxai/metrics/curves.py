@@ -25,6 +25,7 @@ last value, and before its first point a curve takes its first value.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -84,7 +85,7 @@ class StepsBuilder:
             self.keep = set(np.linspace(0, total - 1, max_points).round().astype(int).tolist())
         elif max_points and total is None:
             raise ValueError("thinning to max_points needs the run's number of AXps")
-        self.counts: dict[int, int] = {}
+        self.counts: Counter[int] = Counter()
         self.t: list[float] = []
         self.n_kept: list[int] = []
         self.snaps: list[np.ndarray] = []
@@ -97,8 +98,7 @@ class StepsBuilder:
         self.n += 1
         self.t_max = max(self.t_max, float(t))
         counts = self.counts
-        for f in feats:
-            counts[int(f)] = counts.get(int(f), 0) + 1
+        counts.update(map(int, feats))
         if self.keep is None or self.n - 1 in self.keep:
             self.t.append(float(t))
             self.n_kept.append(self.n)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,7 +93,7 @@ class AxpSet:
 
     def __init__(self) -> None:
         self.seen: set[bytes] = set()
-        self.counts: dict[int, int] = {}
+        self.counts: Counter[int] = Counter()
         self.digest = 0
 
     def add(self, axp: Iterable[int]) -> None:
@@ -102,8 +103,7 @@ class AxpSet:
             return
         self.seen.add(h)
         self.digest = (self.digest + int.from_bytes(h, "big")) % (1 << 128)
-        for f in a:
-            self.counts[f] = self.counts.get(f, 0) + 1
+        self.counts.update(a)
 
     def ffa(self) -> dict[int, float]:
         """As :func:`fxai.explain.ffa_from_axps` of the distinct AXps."""

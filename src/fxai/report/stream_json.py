@@ -10,8 +10,11 @@ fields are handed to callbacks one by one, every other field is returned as usua
 [[1, 2], [3]]
 
 Memory is the text of one element or field plus a read buffer (``chunk`` characters), so a
-record of hundreds of MB is read in a few MB; each element is decoded by the standard
-library's JSON decoder (``raw_decode``).
+record of hundreds of MB is read in a few MB. The elements in the buffer are decoded together
+by the standard library's JSON decoder: the text up to the buffer's last ``],`` is decoded as
+one list, which succeeds exactly when that text ends between two elements (a cut inside an
+element leaves a bracket or string open); otherwise, and for an array whose elements are not
+arrays, one element at a time (``raw_decode``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,26 @@ class _Buffer:
         self.buf = self.buf[self.pos:] + more
         self.pos = 0
         return True
+
+    def elements(self) -> list | None:
+        """The whole elements of the array being read that the buffer holds up to its last
+        ``],`` (after reading more when less than half a chunk is left), or up to the one
+        before (the last may close the array itself); [] when no such text decodes, None
+        when the buffer holds no ``],`` (one element is longer than the buffer)."""
+        if len(self.buf) - self.pos < self.chunk // 2 and not self.eof:
+            self.fill(self.chunk)
+        end = len(self.buf)
+        for _ in range(2):
+            end = self.buf.rfind("],", self.pos, end)
+            if end <= self.pos:
+                return None
+            try:
+                items = json.loads("[" + self.buf[self.pos:end + 1] + "]")
+            except json.JSONDecodeError:
+                continue
+            self.pos = end + 1
+            return items
+        return []
 
     def peek(self) -> str:
         """The next non-space character ('' at the end of the file)."""
@@ -93,9 +116,15 @@ def parse_object(fh: TextIO, arrays: Mapping[str, Callable[[Any], None]],
             if b.peek() == "]":
                 b.take("]")
             else:
+                batches = True  # until a batch fails to decode: the elements are not arrays
                 while True:
-                    arrays[key](b.value())
-                    out[key] += 1
+                    items = b.elements() if batches else None
+                    if not items:
+                        batches = batches and items is None
+                        items = [b.value()]
+                    for item in items:
+                        arrays[key](item)
+                    out[key] += len(items)
                     if b.peek() == "]":
                         b.take("]")
                         break
