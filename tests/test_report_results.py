@@ -162,3 +162,17 @@ def test_run_files_with_header_and_partials_of_running_jobs(tmp_path: Path) -> N
     out.write_text("\n".join(out.read_text().splitlines()[:2]) + "\n")  # one record lost
     runs = Results(root).runs()
     assert runs.set_index("file")["complete"].tolist() == [False, False]
+
+
+def test_iter_records_streams_lines_and_skips_only_a_cut_last_line(tmp_path: Path, caplog):
+    runs = tmp_path / "runs" / "xpg"
+    runs.mkdir(parents=True)
+    head = json.dumps({"fxai_run": 1, "instances": [0, 1]})
+    recs = [json.dumps({"instance": i, "status": "done"}) for i in range(2)]
+    (runs / "a.jsonl").write_text("\n".join([head, *recs]) + '\n{"instance": 2, "sta')
+    res = Results(tmp_path)
+    assert [r["instance"] for r in res.iter_records("xpg")] == [0, 1]
+    assert "skipping a truncated last line" in caplog.text
+    (runs / "a.jsonl").write_text("\n".join([head, recs[0], "{oops", recs[1]]) + "\n")
+    with pytest.raises(ValueError, match="a.jsonl:3: not a JSON object"):
+        list(res.iter_records("xpg"))

@@ -213,10 +213,10 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
 
 
 def slim(record: dict) -> dict:
-    """A run record without its explanation lists and events: ``axps``/``cxps`` become their
-    counts ``n_axps``/``n_cxps`` (what the figures need), so a section's records fit in memory
-    whatever the runs found."""
-    out = {k: v for k, v in record.items() if k not in ("axps", "cxps", "events")}
+    """A run record without its explanation lists, events and instance values: ``axps`` /
+    ``cxps`` become their counts ``n_axps``/``n_cxps`` (what the figures need), so a
+    section's records fit in memory whatever the runs found."""
+    out = {k: v for k, v in record.items() if k not in ("axps", "cxps", "events", "x")}
     for key in ("axps", "cxps"):
         if key in record:
             out[f"n_{key}"] = len(record[key] or [])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai.runfile import incomplete, is_header, parse_lines
+from fxai.runfile import RunFileError, incomplete, is_header, parse_lines
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
@@ -53,6 +53,26 @@ def _read(path: Path) -> tuple[dict | None, list[dict], bool]:
         LOG.warning("%s: skipping a truncated last line", path)
     head = objs[0] if objs and is_header(objs[0]) else None
     return head, objs[1:] if head else objs, cut
+
+
+def _iter_lines(path: Path) -> Iterator:
+    """The JSON values of a JSON Lines run file after its header line, one line at a time;
+    a cut-off last line is skipped with a warning, a bad line elsewhere is an error."""
+    with path.open() as fh:
+        for i, line in enumerate(fh, start=1):
+            if not line.endswith("\n"):
+                if line.strip():
+                    LOG.warning("%s: skipping a truncated last line", path)
+                return
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise RunFileError(f"{path}:{i}: not a JSON object; the run file is corrupt: "
+                                   "delete it and rerun its rule") from None
+            if not (i == 1 and is_header(obj)):
+                yield obj
 
 
 def _complete(path: Path, head: dict | None, recs: list[dict], cut: bool) -> bool | None:
@@ -119,11 +139,13 @@ class Results:
         return pd.DataFrame(rows, columns=cols)
 
     def iter_records(self, section: str) -> Iterator[dict]:
-        """Run records (objects with a ``status``) of a section's finished run files."""
+        """Run records (objects with a ``status``) of a section's finished run files, JSON
+        Lines read one line at a time (memory does not grow with the files)."""
         for path in self.run_files(section):
             if path.suffix == ".partial":
                 continue
-            for rec in read_records(path):
+            recs = _iter_lines(path) if path.suffix == ".jsonl" else read_records(path)
+            for rec in recs:
                 if isinstance(rec, dict) and "status" in rec:
                     yield rec
 
