@@ -194,3 +194,8 @@ def test_counts_of_runs_cut_off_by_their_time_limit_are_not_compared(tmp_path):
         "c.csv: row 1 column marco-a_axps: '7' != '8'"]
     assert cluster.table_differences(a, table(tmp_path / "d", 4551, 7, 2.5)) == [
         "c.csv: row 1 column axp_len: '3.0' != '2.5'"]
+    e = table(tmp_path / "e", 4551, "", 3.0)  # a blank cell (no runs) is still compared
+    (e / "c.csv").write_text((e / "c.csv").read_text().replace(",100.0,", ",,"))
+    assert cluster.table_differences(a, e) == [
+        "c.csv: row 1 column marco-a_complete_pct: '100.0' != ''",
+        "c.csv: row 1 column marco-a_axps: '7' != ''"]

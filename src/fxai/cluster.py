@@ -157,7 +157,8 @@ def table_differences(dir_a: Path, dir_b: Path) -> list[str]:
             done = TIME_BOUND.fullmatch(col)
             if done and f"{done[1]}_complete_pct" in keep:
                 pct = f"{done[1]}_complete_pct"
-                cut = (ta[pct].astype(float) < 100) | (tb[pct].astype(float) < 100)
+                cut = (pd.to_numeric(ta[pct], errors="coerce") < 100) | (
+                    pd.to_numeric(tb[pct], errors="coerce") < 100)
                 differ[cut.to_numpy(), c] = False
         rows, cols = differ.nonzero()
         for r, c in list(zip(rows, cols, strict=True))[:5]:
