@@ -52,7 +52,8 @@ unlock: $(STAMP)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --unlock
 
 # every benchmarks/*.py (nbc and xpg re-time the models of the default run);
-# each writes results/bench/<name>.*; one: make bench BENCHMARKS=nbc
+# each writes results/bench/<name>.* or prints; one: make bench BENCHMARKS=nbc
+# (ffa_report_memory reads the paper profile's full-size FFA records: ~2 h)
 bench: run
 	for b in $(BENCHMARKS); do $(BIN)/python -m benchmarks.$$b || exit 1; done
 
