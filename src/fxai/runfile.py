@@ -159,6 +159,21 @@ def _head(path: Path) -> tuple[dict, int]:
     return head, n
 
 
+def stream_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, JSON value)`` of a JSON Lines file, one line at a time; a cut-off last
+    line is left out (the caller may warn), a bad line elsewhere is an error naming it."""
+    path = Path(path)
+    with path.open() as fh:
+        for i, line in enumerate(fh, start=1):
+            if not line.endswith("\n") or not line.strip():
+                continue  # a cut-off last line, or a blank one
+            try:
+                yield i, json.loads(line)
+            except ValueError:
+                raise RunFileError(f"{path}:{i}: not a JSON object; the run file is corrupt: "
+                                   "delete it and rerun its rule") from None
+
+
 def iter_records(path: str | Path) -> Iterator[dict]:
     """The records of a complete run file, one line at a time (tables: memory does not grow
     with the file). A first pass reads only the header and counts lines, so a half-finished
@@ -170,16 +185,8 @@ def iter_records(path: str | Path) -> Iterator[dict]:
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
     ids = []
-    with path.open() as fh:
-        fh.readline()
-        for i, line in enumerate(fh, start=2):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise RunFileError(f"{path}:{i}: not a JSON object; the run file is corrupt: "
-                                   "delete it and rerun its rule") from None
+    for i, obj in stream_lines(path):
+        if i > 1:
             ids.append(obj.get("instance") if isinstance(obj, dict) else None)
             yield obj
     missing = incomplete(head, [{"instance": i} for i in ids])

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai.runfile import RunFileError, incomplete, is_header, parse_lines
+from fxai.runfile import incomplete, is_header, parse_lines, stream_lines
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
@@ -58,21 +58,14 @@ def _read(path: Path) -> tuple[dict | None, list[dict], bool]:
 def _iter_lines(path: Path) -> Iterator:
     """The JSON values of a JSON Lines run file after its header line, one line at a time;
     a cut-off last line is skipped with a warning, a bad line elsewhere is an error."""
-    with path.open() as fh:
-        for i, line in enumerate(fh, start=1):
-            if not line.endswith("\n"):
-                if line.strip():
-                    LOG.warning("%s: skipping a truncated last line", path)
-                return
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise RunFileError(f"{path}:{i}: not a JSON object; the run file is corrupt: "
-                                   "delete it and rerun its rule") from None
-            if not (i == 1 and is_header(obj)):
-                yield obj
+    for i, obj in stream_lines(path):
+        if not (i == 1 and is_header(obj)):
+            yield obj
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        fh.seek(max(size - 1, 0))
+        if size and fh.read(1) != b"\n":
+            LOG.warning("%s: skipping a truncated last line", path)
 
 
 def _complete(path: Path, head: dict | None, recs: list[dict], cut: bool) -> bool | None:
