@@ -97,9 +97,13 @@ def build(results: Path, scratch: Path, factor: float) -> dict[str, int]:
 
 def commands(scratch: Path) -> dict[str, list[str]]:
     """The aggregations, as the workflow's rules call them."""
-    runs = lambda glob: sorted(str(p) for p in scratch.glob(glob))  # noqa: E731
-    metas = lambda fam, rs: [str(scratch / "models" / fam / (Path(r).stem.split("_", 1)[-1]  # noqa: E731
-                                                            + ".meta.json")) for r in rs]
+    def runs(glob: str) -> list[str]:
+        return sorted(str(p) for p in scratch.glob(glob))
+
+    def metas(fam: str, run_files: list[str]) -> list[str]:  # runs/<part>/[<fam>_]<ds>.jsonl
+        return [str(scratch / "models" / fam / f"{Path(r).stem.split('_', 1)[-1]}.meta.json")
+                for r in run_files]
+
     tables, figs = str(scratch / "tables"), str(scratch / "figures")
     cmds = {"nbc-table": ["fxai.cli", "nbc-table", "--runs", *runs("runs/nbc/*.jsonl"),
                           "--models", *metas("nbc", runs("runs/nbc/*.jsonl")),
