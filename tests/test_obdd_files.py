@@ -113,13 +113,15 @@ def edit(doc, what):
         doc["variables"][0] = "z"
     elif what == "version":
         doc["version"] = 2
+    elif what == "duplicate":
+        nodes.append({**nodes[0], "id": len(nodes) + 2})
     elif what == "root":
         doc["roots"]["f"] = 99
     return doc
 
 
 @pytest.mark.parametrize("what", ["child after parent", "order", "redundant",
-                                  "unknown variable", "version", "root"])
+                                  "unknown variable", "version", "duplicate", "root"])
 def test_malformed_file_names_the_file(tmp_path, what):
     bdd = BDD()
     bdd.declare("x0", "x1", "x2", "y")

@@ -83,7 +83,7 @@ def test_obdd_rules_with_two_cores_killed_and_rerun(workdir):
     models_dir = workdir / RES / "models/obdd"
     p = subprocess.Popen(command(workdir), env=env(), cwd=workdir, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while not list(models_dir.glob("*.bdd.json")) and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(p.pid, signal.SIGKILL)

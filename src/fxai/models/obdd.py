@@ -171,6 +171,7 @@ class OBDD:
         bdd = BDD()
         bdd.declare(*variables)
         made = {0: bdd.false, 1: bdd.true}
+        seen = {int(bdd.false), int(bdd.true)}  # dd's signed node ids: f and not f differ
         for k, node in enumerate(doc["nodes"]):
             var, lo, hi = node["var"], made.get(node["low"]), made.get(node["high"])
             if node["id"] != k + 2 or var not in bdd.vars or lo is None or hi is None:
@@ -178,7 +179,10 @@ class OBDD:
             level = bdd.level_of_var(var)
             if lo == hi or any(c.level <= level for c in (lo, hi) if c.var is not None):
                 raise ValueError(f"node {node}: not reduced or not in the variable order")
-            made[k + 2] = bdd.find_or_add(var, lo, hi)
+            made[k + 2] = u = bdd.find_or_add(var, lo, hi)
+            if int(u) in seen:
+                raise ValueError(f"node {node} repeats an earlier node")
+            seen.add(int(u))
         root = made.get(doc["roots"]["f"])
         if root is None:
             raise ValueError(f"root {doc['roots']['f']} is not a node id")
