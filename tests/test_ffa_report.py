@@ -12,7 +12,7 @@ import pytest
 
 from fxai.explain import ffa_from_axps
 from fxai.metrics.curves import instance_curves
-from fxai.report import ffa_figures, ffa_pictures
+from fxai.report import canvas, ffa_figures, ffa_pictures
 from fxai.report.ffa_figures import (
     collect,
     exact_ffa,
@@ -163,10 +163,16 @@ def test_ffa_pictures_draw_the_exact_and_approximate_ffa(tmp_path, monkeypatch):
     # normalised time 0.5: MARCO-A has found {0} (at 0.2), MARCO-C nothing yet (0.8)
     np.testing.assert_array_equal(arrays["marco-a", "0.5"].ravel()[:2], [1.0, 0.0])
     assert not arrays["marco-c", "0.5"].any() and not arrays["marco-c", "0.1"].any()
-    closed = []
-    monkeypatch.setattr(ffa_pictures.plt, "close", closed.append)
+    drawn = []
+
+    def new_figure(*args, **kwargs):
+        fig, axes = canvas.new_figure(*args, **kwargs)
+        drawn.append(fig)
+        return fig, axes
+
+    monkeypatch.setattr(ffa_pictures, "new_figure", new_figure)
     ffa_pictures.plot_pictures(agg.pictures, shapes, tmp_path / "p.png")
-    heat = closed[0].axes[1].get_images()[1].get_array()  # exact FFA over the image
+    heat = drawn[0].axes[1].get_images()[1].get_array()  # exact FFA over the image
     np.testing.assert_array_equal(heat.filled(0), exact)
     assert (tmp_path / "p.png").stat().st_size > 0 and (tmp_path / "p.pdf").is_file()
     with pytest.raises(ValueError, match="digits-1vs3: 64 features, not a 10x10 image"):

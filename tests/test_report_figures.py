@@ -3,6 +3,9 @@ and empty-state figures without runs."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -82,3 +85,23 @@ def test_the_config_schema_and_sections_follow_the_figure_registry():
     schema = yaml.safe_load((ROOT / "workflow/schemas/report.schema.yaml").read_text())
     assert schema["properties"]["figures"]["items"]["enum"] == list(FIGURES)
     assert {name: section_of(name) for name in FIGURES} == {n: s for n, (s, _) in FIGURES.items()}
+
+
+DRAW_WITHOUT_PYPLOT = """
+import sys
+from fxai.report import ffa_figures, ffa_pictures, figures
+figures.empty_figure(sys.argv[1], "title", "reason")
+ffa_pictures.plot_pictures({}, {}, sys.argv[1] + "-pictures.png")
+assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"
+"""
+
+
+def test_figures_leave_the_global_matplotlib_state_alone(tmp_path: Path) -> None:
+    """No backend is chosen at import and pyplot is never loaded (issue 18): drawing works
+    under a backend that cannot open here (Tk without a display) and leaves it in place."""
+    env = {**os.environ, "MPLBACKEND": "TkAgg", "DISPLAY": "",
+           "PYTHONPATH": str(ROOT / "src")}
+    r = subprocess.run([sys.executable, "-c", DRAW_WITHOUT_PYPLOT, str(tmp_path / "e")],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "e.png").stat().st_size > 0 and (tmp_path / "e-pictures.pdf").is_file()

@@ -54,6 +54,13 @@ def ours() -> pd.DataFrame:
 def test_alias_map_formats(tmp_path: Path, registry: Path) -> None:
     assert alias_map(registry)["agaricus"] == "mushroom"
     assert alias_map(tmp_path / "absent.yaml") == {}
+
+
+def test_alias_map_from_another_working_directory(tmp_path: Path, monkeypatch) -> None:
+    """Without ./config/datasets.yaml the checkout's registry gives the aliases (issue 18:
+    tables matched published rows differently by the working directory)."""
+    monkeypatch.chdir(tmp_path)
+    assert alias_map()["mammographic-masses"] == "mamo"
     listed = tmp_path / "list.yaml"
     listed.write_text("datasets:\n  - name: iris\n    aliases: [Iris]\naliases:\n  tumour: tumor\n")
     assert alias_map(listed) == {"iris": "iris", "tumour": "tumor"}

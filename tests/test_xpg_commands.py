@@ -187,3 +187,13 @@ def test_a_failure_mid_run_is_raised_not_recorded_and_the_rerun_resumes(
     assert out.read_text().splitlines()[1:3] == kept
     recs = run_records(out)
     assert all(r["status"] == "done" and r["verified"] is True for r in recs)
+
+
+def test_missing_reasons_do_not_depend_on_the_working_directory(tmp_path, monkeypatch):
+    """Published rows we lack get their reason from any cwd (the checkout's reference CSVs
+    when ./data/reference is absent, as write_table reads them; issue 18)."""
+    from fxai.commands.xpg_table import _reasons
+
+    monkeypatch.chdir(tmp_path)
+    reasons = _reasons("xpg_table1_obdd", {"mux6"}, "not run")
+    assert len(reasons) >= 10 and set(reasons.values()) == {"not run"}

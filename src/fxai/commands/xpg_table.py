@@ -134,9 +134,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reasons(reference: str, have: set[str], why: str) -> dict[str, str]:
+    from fxai.report.reference import reference_dir
     from fxai.report.tables import alias_map
 
-    path = Path("data/reference") / f"{reference}.csv"
+    path = reference_dir() / f"{reference}.csv"  # where write_table reads it too
     if not path.exists():
         return {}
     aliases = alias_map()

@@ -1,4 +1,5 @@
-"""Model families and their files: nbc/dt (joblib), obdd (dd JSON dump), bt (XGBoost JSON).
+"""Model families and their files: nbc/dt (joblib), obdd (fxai JSON node table), bt (XGBoost
+JSON).
 
 :func:`load` is the one way to read a model file back: a missing, truncated or foreign file
 raises :class:`ModelError` naming the file and what to do, never a bare library error.
@@ -10,7 +11,7 @@ from pathlib import Path
 
 FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json"}
 _WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
-         "obdd": "OBDD (dd JSON dump)", "bt": "XGBoost (JSON)"}
+         "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)"}
 
 
 class ModelError(ValueError):
@@ -74,6 +75,8 @@ def load(path: str | Path, n_features: int | None = None, family: str | None = N
                          "training rule writes it).")
     try:
         return _read(path, family, n_features)
+    except ModelError:  # the reader's own message already names the file and what to do
+        raise
     except Exception as e:  # any library's error on a bad file: say which file and what to do
         reason = (str(e).strip().splitlines() or [""])[0][:300]
         raise ModelError(

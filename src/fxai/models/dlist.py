@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fxai.files import write_atomic
+
 OPS = {
     "==": np.equal,
     "!=": np.not_equal,
@@ -65,7 +67,7 @@ class DecisionList:
             "rules": [{"if": [list(c) for c in r.conditions], "then": r.prediction}
                       for r in self.rules],
         }
-        Path(path).write_text(json.dumps(doc, indent=1))
+        write_atomic(path, json.dumps(doc, indent=1))
 
     @classmethod
     def from_json(cls, path: str | Path) -> DecisionList:

@@ -7,19 +7,62 @@ disjoined and the class variable is then restricted, ``F|y=1``, leaving an OBDD 
 order (``x0 < x1 < ...``), ``y`` last. ``dd``'s complemented edges are expanded when the
 OBDD is turned into a :class:`DecisionGraph`, so node counts are those of a plain OBDD
 (terminals included), as BuDDy's would be.
+
+Model files (``.bdd.json``) are fxai's own JSON node table (:data:`FORMAT`, documented in
+docs/design.md), written atomically and read without touching anything else on disk, so any
+number of processes may read and write them at once in any working directory. (``dd``'s own
+JSON dump and load create and remove a fixed ``__shelve__`` folder in the current directory.)
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 from dd.autoref import BDD, Function
 
+from fxai.files import write_atomic
+from fxai.models import ModelError
 from fxai.models.dgraph import DecisionGraph, Node, ValueSet
 from fxai.models.dlist import DecisionList
 
 ZERO, ONE = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+FORMAT, VERSION = "fxai-obdd", 1
+
+
+def _cofactors(u: Function) -> tuple[Function, Function]:
+    """``(u|var=0, u|var=1)`` for the top variable of ``u``, complement edges resolved."""
+    lo, hi = u.low, u.high
+    return (~lo, ~hi) if u.negated else (lo, hi)
+
+
+def node_table(bdd: BDD, roots: dict[str, Function]) -> tuple[list[dict], dict[str, int]]:
+    """The plain (complement-free) reduced OBDD of ``roots`` as a node table.
+
+    Ids 0 and 1 are the terminals false and true; internal nodes get ids 2, 3, ... with
+    both children before their parent. Returns ``(nodes, root ids)``, each node a dict
+    ``{"id", "var", "low", "high"}`` (``low``/``high``: the child when ``var`` is 0/1).
+    """
+    ids = {int(bdd.false): 0, int(bdd.true): 1}
+    nodes: list[dict] = []
+    for root in roots.values():
+        stack = [root]
+        while stack:
+            u = stack[-1]
+            if int(u) in ids:
+                stack.pop()
+                continue
+            lo, hi = _cofactors(u)
+            todo = [w for w in (lo, hi) if int(w) not in ids]
+            if todo:
+                stack.extend(reversed(todo))  # low first: ids read in order
+                continue
+            stack.pop()
+            ids[int(u)] = len(nodes) + 2
+            nodes.append({"id": len(nodes) + 2, "var": u.var,
+                          "low": ids[int(lo)], "high": ids[int(hi)]})
+    return nodes, {name: ids[int(r)] for name, r in roots.items()}
 
 
 class OBDD:
@@ -99,12 +142,48 @@ class OBDD:
         return self.to_graph().n_nodes
 
     def dump(self, path: str | Path) -> None:
-        """``dd``'s JSON dump (one root named ``f``; variables ``x0..``, ``y``)."""
-        self.bdd.dump(str(path), roots={"f": self.root})
+        """Write the model file (:data:`FORMAT`): a temporary file beside ``path``, renamed."""
+        nodes, roots = node_table(self.bdd, {"f": self.root})
+        order = sorted(self.bdd.vars, key=self.bdd.level_of_var)
+        head = json.dumps({"format": FORMAT, "version": VERSION, "variables": order,
+                           "roots": roots})
+        write_atomic(path, head[:-1] + ',\n "nodes": [\n'
+                     + ",\n".join("  " + json.dumps(n) for n in nodes) + "\n ]}\n")
 
     @classmethod
     def load(cls, path: str | Path, n_features: int) -> OBDD:
+        """Read a model file written by :meth:`dump` into a fresh ``dd`` BDD (same order,
+        same nodes). Raises ValueError saying what is wrong with a file that is not one."""
+        doc = json.loads(Path(path).read_text())
+        if isinstance(doc, dict) and "level_of_var" in doc:
+            raise ModelError(
+                f"model file {path} is a dd JSON dump written by an older fxai, which this "
+                f"version no longer reads: delete it and rerun the workflow to retrain it "
+                f"(or run fxai xpg-train --family obdd again)")
+        if not isinstance(doc, dict) or (doc.get("format"), doc.get("version")) != (
+                FORMAT, VERSION):
+            raise ValueError(f"not an {FORMAT} file of version {VERSION}")
+        variables = doc["variables"]
+        allowed = {cls.var(i) for i in range(n_features)} | {"y"}
+        if len(set(variables)) != len(variables) or not set(variables) <= allowed:
+            raise ValueError(f"variables {variables} are not distinct names among "
+                             f"x0..x{n_features - 1}, y")
         bdd = BDD()
-        roots = bdd.load(str(path))
-        root = roots["f"] if isinstance(roots, dict) else roots[0]
+        bdd.declare(*variables)
+        made = {0: bdd.false, 1: bdd.true}
+        seen = {int(bdd.false), int(bdd.true)}  # dd's signed node ids: f and not f differ
+        for k, node in enumerate(doc["nodes"]):
+            var, lo, hi = node["var"], made.get(node["low"]), made.get(node["high"])
+            if node["id"] != k + 2 or var not in bdd.vars or lo is None or hi is None:
+                raise ValueError(f"node {node}: ids must run 2, 3, ... with children first")
+            level = bdd.level_of_var(var)
+            if lo == hi or any(c.level <= level for c in (lo, hi) if c.var is not None):
+                raise ValueError(f"node {node}: not reduced or not in the variable order")
+            made[k + 2] = u = bdd.find_or_add(var, lo, hi)
+            if int(u) in seen:
+                raise ValueError(f"node {node} repeats an earlier node")
+            seen.add(int(u))
+        root = made.get(doc["roots"]["f"])
+        if root is None:
+            raise ValueError(f"root {doc['roots']['f']} is not a node id")
         return cls(bdd, root, n_features)

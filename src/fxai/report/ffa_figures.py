@@ -32,20 +32,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from fxai.metrics.curves import (  # noqa: E402
+from fxai.metrics.curves import (
     AxpSteps,
     StepsBuilder,
     average_instances,
     steps_curves,
 )
-from fxai.report.stream_json import parse_object  # noqa: E402
+from fxai.report.canvas import new_figure
+from fxai.report.stream_json import parse_object
 
 LOG = logging.getLogger("fxai.ffa_figures")
 METHODS = ("marco-a", "marco-c", "marco-s")
@@ -320,7 +317,6 @@ def _save(fig, png: Path) -> None:
     png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, dpi=150, bbox_inches="tight")
     fig.savefig(png.with_suffix(".pdf"), bbox_inches="tight")
-    plt.close(fig)
 
 
 def plot_figures(
@@ -333,7 +329,7 @@ def plot_figures(
     n_all = sum(len(v) for v in curves.values())
     written = []
     for metric, (n_avg, n_ds, ylabel) in FIGURES.items():
-        fig, ax = plt.subplots(figsize=(4.5, 3.4))
+        fig, ax = new_figure(figsize=(4.5, 3.4))
         _draw(ax, pooled.get(metric, {}), log_time)
         ax.set_ylabel(ylabel)
         ax.set_title(f"Figure {n_avg}: {ylabel} ({n_all} instances, {variant} metrics)", fontsize=8)
@@ -343,7 +339,7 @@ def plot_figures(
         _save(fig, path)
         written.append(path)
         names = sorted(curves) or ["(no data)"]
-        fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.2), squeeze=False)
+        fig, axes = new_figure(1, len(names), figsize=(3.6 * len(names), 3.2), squeeze=False)
         for i, (ax, ds) in enumerate(zip(axes[0], names, strict=True)):
             _draw(ax, per_ds.get(ds, {}).get(metric, {}), log_time)
             ax.set_title(

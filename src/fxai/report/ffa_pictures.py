@@ -15,13 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from fxai.metrics.curves import AxpSteps, steps_scale  # noqa: E402
+from fxai.metrics.curves import AxpSteps, steps_scale
+from fxai.report.canvas import new_figure
 
 PICTURES = "ffa_pictures.png"
 TIMES = (0.1, 0.25, 0.5, 0.75)
@@ -82,14 +79,14 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
     png.parent.mkdir(parents=True, exist_ok=True)
     names = sorted(ds for ds in pictures if ds in shapes)
     if not names:
-        fig, ax = plt.subplots(figsize=(6, 1.2))
+        fig, ax = new_figure(figsize=(6, 1.2))
         ax.set_axis_off()
         ax.text(0.5, 0.5, "FFA pictures: no image dataset with an exact FFA and all three "
                 "runs in this profile", ha="center", va="center", fontsize=8)
     else:
         ncol = 2 + len(TIMES)
         nrow = len(METHODS) * len(names)
-        fig, axes = plt.subplots(nrow, ncol, figsize=(1.4 * ncol + 0.8, 1.3 * nrow),
+        fig, axes = new_figure(nrow, ncol, figsize=(1.4 * ncol + 0.8, 1.3 * nrow),
                                  squeeze=False, gridspec_kw={"wspace": 0.3})
         heat = None
         for b, ds in enumerate(names):
@@ -123,7 +120,6 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
         fig.suptitle("FFA over the image: exact and approximate at normalised times", fontsize=8)
     fig.savefig(png, dpi=150, bbox_inches="tight")
     fig.savefig(png.with_suffix(".pdf"), bbox_inches="tight")
-    plt.close(fig)
     return png
 
 

@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-from fxai.report.results import Results  # noqa: E402
+from fxai.report.canvas import new_figure
+from fxai.report.results import Results
 
 WIDTH_IN = 6.75  # a two-column paper's text width
 STYLE = {
@@ -35,19 +35,18 @@ STYLE = {
 MODEL_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 
 
-def _save(fig: plt.Figure, stem: Path) -> list[Path]:
+def _save(fig: Figure, stem: Path) -> list[Path]:
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = [stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".pdf")]
     fig.savefig(paths[0], dpi=200, bbox_inches="tight")
     fig.savefig(paths[1], bbox_inches="tight")
-    plt.close(fig)
     return paths
 
 
 def empty_figure(stem: str | Path, title: str, reason: str) -> list[Path]:
     """A small figure that says why there is nothing to show."""
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(WIDTH_IN, 1.6))
+    with matplotlib.rc_context(STYLE):
+        fig, ax = new_figure(figsize=(WIDTH_IN, 1.6))
         ax.set_axis_off()
         ax.set_title(title)
         ax.text(0.5, 0.5, reason, ha="center", va="center", transform=ax.transAxes)
@@ -94,8 +93,8 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
     datasets = sorted({r["dataset"] for r in rows})
     all_deltas = sorted({r["delta"] for r in rows})
     step = min(np.diff(all_deltas), default=0.02) / (len(datasets) + 1)
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(
             1, len(targets), figsize=(WIDTH_IN, 2.4), sharey=True, squeeze=False
         )
         for ax, target in zip(axes[0], targets, strict=True):
@@ -120,7 +119,7 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
                     capsize=2,
                     lw=1,
                     label=ds,
-                    color=plt.cm.tab10(i % 10),
+                    color=matplotlib.colormaps["tab10"](i % 10),
                 )
             if target is not None:
                 ax.axhline(target, ls=":", color="grey", lw=1)
@@ -151,8 +150,8 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
     targets = _targets(rows)
     deltas = sorted({r["delta"] for r in rows})
     rng = np.random.default_rng(0)  # jitter only
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(
             1, len(targets), figsize=(WIDTH_IN, 2.6), sharey=True, squeeze=False
         )
         for ax, target in zip(axes[0], targets, strict=True):
@@ -275,8 +274,8 @@ def xpg_xp_counts(records: Iterable[dict], stem: str | Path) -> list[Path]:
     labels = list(groups)
     models = sorted({lab.rsplit("(", 1)[-1].rstrip(")") for lab in labels})
     height = 1.0 + 0.22 * len(labels)
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2, figsize=(WIDTH_IN, height), sharey=True)
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 2, figsize=(WIDTH_IN, height), sharey=True)
         for ax, field, name in zip(axes, ("axps", "cxps"), ("AXps", "CXps"), strict=True):
             data = [[_count(r, field) for r in groups[lab]] for lab in labels]
             _hbox(ax, data, labels, models)
@@ -298,8 +297,8 @@ def xpg_runtime(records: Iterable[dict], stem: str | Path) -> list[Path]:
         return empty_figure(stem, title, "no XpG runs with a time_s in this profile")
     labels = list(groups)
     models = sorted({lab.rsplit("(", 1)[-1].rstrip(")") for lab in labels})
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(WIDTH_IN / 1.6, 1.0 + 0.22 * len(labels)))
+    with matplotlib.rc_context(STYLE):
+        fig, ax = new_figure(figsize=(WIDTH_IN / 1.6, 1.0 + 0.22 * len(labels)))
         data = [[max(float(r["time_s"]), 1e-6) for r in groups[lab]] for lab in labels]
         _hbox(ax, data, labels, models)
         ax.set_xscale("log")
@@ -364,8 +363,8 @@ def cross_algorithms(table, stem: str | Path) -> list[Path]:
         return empty_figure(stem, title, "no cross-algorithm runs in this profile")
     labels, secs, done = cross_matrix(table)
     agree = table["ffa_methods_agree_pct"].astype(float).to_numpy()
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.9 + 0.3 * len(labels)))
+    with matplotlib.rc_context(STYLE):
+        fig, ax = new_figure(figsize=(WIDTH_IN, 0.9 + 0.3 * len(labels)))
         logt = np.log10(np.clip(secs, 1e-6, None))
         im = ax.imshow(np.ma.masked_invalid(logt), cmap="viridis_r", aspect="auto")
         for i in range(len(labels)):
@@ -376,7 +375,7 @@ def cross_algorithms(table, stem: str | Path) -> list[Path]:
                 text = _seconds(secs[i, j])
                 if not np.isnan(done[i, j]) and done[i, j] < 100:
                     text += f"\n{done[i, j]:.0f}% complete"
-                    ax.add_patch(plt.Rectangle((j - 0.45, i - 0.42), 0.9, 0.84, fill=False,
+                    ax.add_patch(Rectangle((j - 0.45, i - 0.42), 0.9, 0.84, fill=False,
                                                edgecolor="tab:red", lw=1.2, ls="--"))
                 ax.text(j, i, text, ha="center", va="center", fontsize=6,
                         color="white" if im.norm(logt[i, j]) > 0.5 else "black")

@@ -24,6 +24,7 @@ PUBLISHED = " (published)"
 DIFF = " (diff)"
 MATCH = "match"  # column saying where a row comes from: "both", "ours only", "published only"
 DEFAULT_REGISTRY = Path("config") / "datasets.yaml"
+_CHECKOUT_REGISTRY = Path(__file__).resolve().parents[3] / DEFAULT_REGISTRY
 DEFAULT_REASON = "not run in this profile"
 
 
@@ -44,10 +45,13 @@ DEFAULT_TOLERANCE = Tolerance()
 
 def alias_map(registry: str | Path | None = None) -> dict[str, str]:
     """Lower-cased alias (and canonical name) -> canonical dataset name, from the registry
-    ``config/datasets.yaml``. Understands entries ``{name: {aliases: [...]}}`` (at top level or
+    ``registry``: by default ``./config/datasets.yaml``, else (another working directory) the
+    source checkout's. Understands entries ``{name: {aliases: [...]}}`` (at top level or
     under ``datasets:``, as a mapping or a list of ``{name, aliases}``) and a top-level
     ``aliases: {alias: name}`` mapping. An absent registry gives an empty map."""
-    path = Path(registry) if registry is not None else DEFAULT_REGISTRY
+    if registry is None:
+        registry = DEFAULT_REGISTRY if DEFAULT_REGISTRY.is_file() else _CHECKOUT_REGISTRY
+    path = Path(registry)
     if not path.is_file():
         return {}
     doc = yaml.safe_load(path.read_text()) or {}
@@ -265,8 +269,8 @@ def write_table(
     beside ours and ``<name>.fidelity.csv/.md`` and ``<name>.missing.csv`` are written too.
     ``tolerance`` is one ``Tolerance`` or a mapping column -> ``Tolerance`` (key ``"*"`` is
     the default for other columns). ``missing_reason`` maps a dataset (or a full key tuple) to
-    why we lack it. ``registry`` is the dataset registry used for aliases
-    (default ``config/datasets.yaml`` when it exists).
+    why we lack it. ``registry`` is the dataset registry used for aliases (default: see
+    :func:`alias_map`).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
