@@ -14,6 +14,7 @@ from fxai.commands.xpg_explain import select_instances
 from fxai.commands.xpg_table import build
 from fxai.data.prepare import write_prepared as fxai_write_prepared
 from fxai.runfile import run_records
+from fxai.version import code_version
 
 
 def write_prepared(root, ds, X, y, types):
@@ -56,6 +57,7 @@ def test_train_explain_table(tmp_path, family):
                  "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
     meta = json.loads((models / "toy.meta.json").read_text())
     assert meta["n_nodes"] >= 3 and meta["accuracy_test"] > 0.7
+    assert meta["code_version"] == code_version()
     if family == "obdd":
         assert meta["n_nodes"] == 9  # the mux6 OBDD with address bits first
         assert (models / "toy.dlist.json").exists()
