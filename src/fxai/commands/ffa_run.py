@@ -110,8 +110,9 @@ def run(args: argparse.Namespace) -> int:
     row = pick_instance(test, args.instance, args.seed)
     x = data.X[row]
     model = load_model(args.model, n_features=len(x))
-    record = {"dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
-              "k": args.instance, "x": x.tolist(), "code_version": code_version()}
+    record = {"code_version": code_version(),  # first: provenance reads only a record's start
+              "dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
+              "k": args.instance, "x": x.tolist()}
     o = oracles.for_model(model, x)
     record["prediction"] = np.asarray(o.prediction).item()
     rule = explain.SwitchRule(w=args.window, alpha=args.alpha, eps=args.eps,
