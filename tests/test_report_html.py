@@ -53,6 +53,7 @@ def test_provenance_files(tmp_path: Path) -> None:
 def test_provenance_lists_every_code_version_in_the_results(tmp_path: Path, monkeypatch) -> None:
     from fxai.models import nbc
     from fxai.runfile import RunWriter
+    from fxai.version import UNKNOWN
 
     res = tmp_path / "res"
     (tmp_path / "m.bin").write_bytes(b"model")
@@ -71,7 +72,7 @@ def test_provenance_lists_every_code_version_in_the_results(tmp_path: Path, monk
     assert prov["code_versions"] == {
         "0.1.0+gaaaaaaaaaaaa": {"run files": 1, "model metas": 0, "FFA records": 1},
         "0.1.0+gbbbbbbbbbbbb": {"run files": 1, "model metas": 1, "FFA records": 0},
-        provenance.UNKNOWN: {"run files": 0, "model metas": 1, "FFA records": 0}}
+        UNKNOWN: {"run files": 0, "model metas": 1, "FFA records": 0}}
     page = (tmp_path / "p.html").read_text()
     assert "made by 3 code versions" in page and "0.1.0+gbbbbbbbbbbbb" in page
     assert json.loads((tmp_path / "p.json").read_text())["code_versions"] == prov["code_versions"]

@@ -140,12 +140,6 @@ def run_records(path: str | Path) -> list[dict]:
     return list(iter_records(path))
 
 
-def read_header(path: str | Path) -> dict:
-    """The header line of a complete run file (a file cut off or without header is an error
-    naming it)."""
-    return _head(Path(path))[0]
-
-
 def _head(path: Path) -> tuple[dict, int]:
     """The header of a run file and its number of record lines; a cut-off last line or a
     missing header is an error naming the file."""
@@ -189,11 +183,21 @@ def iter_records(path: str | Path) -> Iterator[dict]:
     with the file). A first pass reads only the header and counts lines, so a half-finished
     file is refused before any record is yielded; the planned instances are checked at the
     end (each exactly once)."""
+    yield from iter_run(path)[1]
+
+
+def iter_run(path: str | Path) -> tuple[dict, Iterator[dict]]:
+    """``(header, records)`` of a complete run file, the records as :func:`iter_records`
+    yields them; a half-finished file is refused at once."""
     path = Path(path)
     head, n = _head(path)
     if "instances" in head and n < len(head["instances"]):  # more: bad lines, found below
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
+    return head, _records(path, head)
+
+
+def _records(path: Path, head: dict) -> Iterator[dict]:
     ids = []
     for i, obj in stream_lines(path):
         if i > 1:

@@ -27,6 +27,7 @@ from pathlib import Path
 from fxai import __version__
 
 ENV = "FXAI_CODE_VERSION"
+UNKNOWN = "unknown (not stamped)"  # files written before code versions were stamped
 CODE_DIRS = ("src", "workflow")
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -61,3 +62,8 @@ def _git(args: list[str], where: Path) -> bytes | None:
                               timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def stamped(obj: object) -> str:
+    """The code version stamped into a run header, model meta or record (else ``UNKNOWN``)."""
+    return (obj.get("code_version") if isinstance(obj, dict) else None) or UNKNOWN

@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from fxai.report.html import page
+from fxai.version import UNKNOWN, stamped
 
 PACKAGES = (
     "fxai",
@@ -58,7 +59,6 @@ def git_commit(repo: str | Path = ".") -> str:
     return desc.stdout.strip() or "unknown"
 
 
-UNKNOWN = "unknown (written before code versions were stamped)"
 KINDS = ("run files", "model metas", "FFA records")
 _FFA_VERSION = re.compile(r'^\{"code_version": "([^"]*)"')
 
@@ -70,21 +70,21 @@ def code_versions(results: str | Path) -> dict[str, dict[str, int]]:
     start of a record is read)."""
     found: dict[str, Counter] = {}
 
-    def add(version: str | None, kind: str) -> None:
-        found.setdefault(version or UNKNOWN, Counter())[kind] += 1
+    def add(version: str, kind: str) -> None:
+        found.setdefault(version, Counter())[kind] += 1
 
     root = Path(results)
     for path in sorted(root.glob("runs/*/*.jsonl")):
         with path.open() as fh:
             head = _json_or_none(fh.readline())
-        add(head.get("code_version") if isinstance(head, dict) else None, "run files")
+        add(stamped(head), "run files")
     for path in sorted(root.glob("models/*/*.meta.json")):
         meta = _json_or_none(path.read_text())
-        add(meta.get("code_version") if isinstance(meta, dict) else None, "model metas")
+        add(stamped(meta), "model metas")
     for path in sorted(root.glob("runs/ffa/*/*/*.json")):
         with path.open() as fh:
             m = _FFA_VERSION.match(fh.read(200))
-        add(m and m.group(1), "FFA records")
+        add(m.group(1) if m else UNKNOWN, "FFA records")
     return {v: {k: c[k] for k in KINDS} for v, c in sorted(found.items())}
 
 
