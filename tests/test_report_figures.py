@@ -82,3 +82,13 @@ def test_the_config_schema_and_sections_follow_the_figure_registry():
     schema = yaml.safe_load((ROOT / "workflow/schemas/report.schema.yaml").read_text())
     assert schema["properties"]["figures"]["items"]["enum"] == list(FIGURES)
     assert {name: section_of(name) for name in FIGURES} == {n: s for n, (s, _) in FIGURES.items()}
+
+
+def test_xpg_runtime_plots_the_clock_of_the_time_limit(monkeypatch) -> None:
+    recs = [{"dataset": "d", "model": "dt", "status": "done", "time_s": 5.0 + i, "cpu_s": 0.5 + i,
+             "clock": "cpu", "axps": [[0]], "cxps": [[0]]} for i in range(3)]
+    figs = _drawn(monkeypatch)
+    figures.xpg_runtime(recs, "unused")
+    ax = figs[0].axes[0]
+    xs = sorted(x for ln in ax.get_lines() for x in ln.get_xdata())
+    assert (xs[0], xs[-1]) == (0.5, 2.5) and ax.get_xlabel().startswith("cpu time")

@@ -92,9 +92,10 @@ def explain_row(family: str, model, graph, doms, x: list, time_limit: float,
         ok, why = False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
     checked = len(m.axps) + len(m.cxps)
     rec = {"prediction": _plain(o.prediction), "status": "done" if m.complete else "timeout",
-           "time_s": elapsed, "cpu_s": cpu, "verified": ok if checked or not ok else None,
-           "checked": checked, "axps": [list(a) for a in m.axps],
-           "cxps": [list(c) for c in m.cxps], "events": events, "oracle_calls": o.calls}
+           "time_s": elapsed, "cpu_s": cpu, "clock": clock,
+           "verified": ok if checked or not ok else None, "checked": checked,
+           "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps],
+           "events": events, "oracle_calls": o.calls}
     if why != "ok":
         rec["verify_note"] = why
     return rec
