@@ -230,3 +230,33 @@ def test_the_time_limit_runs_on_the_configured_clock(mux6_dt, monkeypatch, clock
     rec = explain_row("dt", model, from_sklearn(model, domains=doms), doms, [0] * 6,
                       time_limit=60.0, clock=clock)
     assert rec["status"] == status
+
+
+def test_a_partial_of_another_code_version_is_explained_again(mux6_dt, tmp_path, monkeypatch,
+                                                              caplog):
+    prep, model = mux6_dt
+    out = tmp_path / "r.jsonl"
+    real, calls = explain_row, []
+
+    def failing(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("simulated")
+        return real(*args, **kw)
+
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gaaaaaaaaaaaa")
+    monkeypatch.setattr("fxai.commands.xpg_explain.explain_row", failing)
+    with pytest.raises(MemoryError):
+        main(explain_args("xpg-explain", prep, model, out))
+    part = tmp_path / "r.jsonl.partial"
+    assert len(part.read_text().splitlines()) == 3  # header + 2 records of the old code
+    monkeypatch.setattr("fxai.commands.xpg_explain.explain_row", real)
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gbbbbbbbbbbbb")  # e.g. a fix in oracles/
+    counted = []
+    monkeypatch.setattr("fxai.commands.xpg_explain.explain_row",
+                        lambda *a, **kw: counted.append(1) or real(*a, **kw))
+    assert main(explain_args("xpg-explain", prep, model, out)) == 0
+    assert "written by code version 0.1.0+gaaaaaaaaaaaa (now 0.1.0+gbbbbbbbbbbbb)" in caplog.text
+    recs = run_records(out)
+    assert len(counted) == len(recs)  # every instance explained again, none kept
+    assert json.loads(out.read_text().splitlines()[0])["code_version"] == "0.1.0+gbbbbbbbbbbbb"
