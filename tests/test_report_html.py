@@ -76,6 +76,9 @@ def test_provenance_lists_every_code_version_in_the_results(tmp_path: Path, monk
     page = (tmp_path / "p.html").read_text()
     assert "made by 3 code versions" in page and "0.1.0+gbbbbbbbbbbbb" in page
     assert json.loads((tmp_path / "p.json").read_text())["code_versions"] == prov["code_versions"]
+    write_index([], str(res), str(tmp_path / "index.md"), str(tmp_path / "p.json"))
+    assert ("fxai code versions in the results: `0.1.0+gaaaaaaaaaaaa`, `0.1.0+gbbbbbbbbbbbb`, "
+            f"`{UNKNOWN}` (**more than one**") in (tmp_path / "index.md").read_text()
 
 
 def test_section_of() -> None:
@@ -93,7 +96,7 @@ def test_index(tmp_path: Path) -> None:
     files = [f"{root}/figures/xpg_runtime.png", f"{root}/report/tables/nbc_t7.html"]
     write_index(files, str(root), str(root / "report" / "index.md"), str(prov))
     text = (root / "report" / "index.md").read_text()
-    assert "Profile `toy`, seed 0" in text
+    assert "Profile `toy`, seed 0" in text and "code versions" not in text  # none given
     assert "## nbc\n\n- [`report/tables/nbc_t7.html`](tables/nbc_t7.html)" in text
     assert "- [`figures/xpg_runtime.png`](../figures/xpg_runtime.png)" in text
     assert "## xpg" in text
