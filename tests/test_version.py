@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from fxai import __version__, version
 
@@ -29,7 +32,7 @@ def test_the_environment_override_wins(monkeypatch):
 
 def test_a_checkout_gives_version_commit_and_a_dirty_hash_of_the_code_diff(monkeypatch):
     v = _fresh(monkeypatch)
-    if (ROOT / ".git").exists():
+    if (ROOT / ".git").exists() and shutil.which("git"):
         commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
         diff = subprocess.run(["git", "-C", str(ROOT), "diff", "HEAD", "--", "src", "workflow"],
@@ -78,3 +81,49 @@ def test_the_version_module_imports_nothing_above_it():
                           "print(sorted(m for m in sys.modules if m.startswith('fxai')))"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['fxai', 'fxai.version']"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_what_makes_a_checkout_dirty(tmp_path, monkeypatch):
+    """Tracked changes under src/ and workflow/ count, each edit with its own hash; untracked
+    files and changes elsewhere do not."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    pkg = tmp_path / "src" / "fxai"
+    pkg.mkdir(parents=True)
+    (tmp_path / "workflow").mkdir()
+    (tmp_path / "docs").mkdir()
+    for f in (pkg / "a.py", tmp_path / "workflow" / "r.smk", tmp_path / "docs" / "d.md"):
+        f.write_text("x = 1\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    commit = git("rev-parse", "HEAD")[:12]
+    monkeypatch.setattr(version, "_PACKAGE", pkg.resolve())
+
+    clean = _fresh(monkeypatch)
+    assert clean == f"{__version__}+g{commit}"
+    (pkg / "new.py").write_text("untracked\n")
+    (tmp_path / "docs" / "d.md").write_text("edited docs\n")
+    assert _fresh(monkeypatch) == clean
+    (pkg / "a.py").write_text("x = 2\n")
+    first = _fresh(monkeypatch)
+    assert re.fullmatch(rf"{re.escape(__version__)}\+g{commit}\.dirty\.[0-9a-f]{{8}}", first)
+    (pkg / "a.py").write_text("x = 3\n")
+    second = _fresh(monkeypatch)
+    assert second.startswith(f"{__version__}+g{commit}.dirty.") and second != first
+    (pkg / "a.py").write_text("x = 1\n")
+    (tmp_path / "workflow" / "r.smk").write_text("changed\n")
+    assert ".dirty." in _fresh(monkeypatch)
+
+
+def test_a_package_inside_another_checkout_is_not_that_checkout(tmp_path, monkeypatch):
+    pkg = tmp_path / "lib" / "site-packages" / "fxai"
+    pkg.mkdir(parents=True)
+    subprocess.run(["git", "-C", str(tmp_path), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "init"], check=True)
+    monkeypatch.setattr(version, "_PACKAGE", pkg.resolve())
+    assert _fresh(monkeypatch) == f"{__version__}+nogit"
