@@ -9,6 +9,7 @@ from fxai import oracles
 from fxai.cli import main
 from fxai.data.prepare import write_prepared as fxai_write_prepared
 from fxai.models import boosted as B
+from fxai.version import code_version
 
 
 def write_prepared(root, name="toy", n=120, seed=0):
@@ -35,7 +36,7 @@ def test_train_bt_writes_model_and_meta(tmp_path):
     meta = json.loads((out.parent / "toy.meta.json").read_text())
     assert meta["trees"] == 5 and meta["depth"] == 2 and meta["seed"] == 1
     assert meta["n_train_unique"] <= 81 and meta["accuracy_test"] > 0.9
-    assert meta["versions"]["xgboost"]
+    assert meta["versions"]["xgboost"] and meta["code_version"] == code_version()
     booster = B.load(out)
     assert len(B.from_booster(booster).trees) == 5
     o = oracles.for_model(booster, X[95])

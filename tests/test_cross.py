@@ -68,3 +68,18 @@ def test_real_valued_tree_skips_approx_paxp_with_a_reason():
     res = explain_instance(o, time_limit=30, delta=0.9)
     assert "approx_paxp" not in res and "real" in res["approx_paxp_skipped"]
     assert res["marco-a"]["complete"] and verify_record(res, dt, x, [None] * 3)
+
+
+@pytest.mark.parametrize("clock, complete", [("cpu", False), ("wall", True)])
+def test_the_time_limit_runs_on_the_configured_clock(monkeypatch, clock, complete):
+    """A CPU clock that jumps 100 s per reading: only runs on the CPU clock time out, and
+    every time recorded is on the configured clock."""
+    from fxai.explain import marco
+
+    X, doms, models = _models(0)
+    o = oracles.for_model(models["bt"], X[0], domains=doms)
+    ticks = iter(range(0, 10**7, 100))
+    monkeypatch.setitem(marco.CLOCKS, "cpu", lambda: float(next(ticks)))
+    res = explain_instance(o, 60.0, 0.95, clock=clock)
+    assert [res[m]["complete"] for m in ("marco-a", "marco-c", "marco-s")] == [complete] * 3
+    assert (res["axp"]["time_s"] >= 100) == (clock == "cpu")

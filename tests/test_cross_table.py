@@ -12,7 +12,7 @@ import pytest
 
 from fxai.commands import cross_table
 from fxai.report import figures
-from fxai.runfile import make_header
+from fxai.runfile import iter_records, make_header
 
 
 def result(t: float, complete: bool = True, agree: bool = True, paxp: bool = False) -> dict:
@@ -34,7 +34,8 @@ def write(path: Path, family: str, ds: str, results: list[dict]) -> Path:
               "verified": True, "results": r} for i, r in enumerate(results)]
     lines.append({"dataset": ds, "model": family, "instance": 99, "x": [0, 1, 2],
                   "status": "error", "error": "boom", "verified": None})
-    head = make_header("cross-run", {}, {}, [line["instance"] for line in lines])
+    head = make_header("cross-run", {"clock": "cpu", "time_limit": 10.0}, {},
+                       [line["instance"] for line in lines])
     path.write_text("".join(json.dumps(line) + "\n" for line in [head, *lines]))
     return path
 
@@ -59,16 +60,19 @@ def test_tables_from_run_files(tmp_path: Path, runs: list[Path]) -> None:
     assert np.isnan(full.loc["bt", "paxp_ms"])
     narrow = pd.read_csv(tmp_path / "tab" / "cross_summary.csv").set_index("family")
     assert len(narrow.columns) <= 10
-    assert narrow.loc["bt", "marco-a_ms (complete %)"] == "3000 (50)"
+    assert full.loc["bt", "marco-a_timeouts"] == 1 and full.loc["bt", "marco-s_timeouts"] == 0
+    assert narrow.loc["bt", "marco-a_ms (complete %)"] == "≥3000 (50)"  # a lower bound
+    assert narrow.loc["bt", "marco-s_ms (complete %)"] == "9000 (100)"
     assert narrow.loc["nbc", "marco-c_ms (complete %)"] == "4 (100)"
     assert narrow.loc["nbc", "axp_ms"] == pytest.approx(0.2)
     md = (tmp_path / "tab" / "cross_summary.md").read_text()
     assert md.startswith("Every algorithm on every model family, narrow: one row per")
+    assert "mean CPU time" in md and "time limit of 10 s" in md and "code versions" not in md
     assert (tmp_path / "fig" / "cross_times.png").stat().st_size > 0
 
 
 def test_heat_map_shows_the_table(tmp_path: Path, runs: list[Path], monkeypatch) -> None:
-    table = pd.DataFrame([cross_table.summarise(cross_table.iter_records(p)) for p in runs])
+    table = pd.DataFrame([cross_table.summarise(iter_records(p)) for p in runs])
     drawn = []
     monkeypatch.setattr(figures, "_save", lambda fig, stem: drawn.append(fig) or [])
     figures.cross_algorithms(table, tmp_path / "x")
@@ -87,8 +91,8 @@ def test_error_line_in_the_middle_names_the_file(tmp_path: Path) -> None:
     head = json.dumps(make_header("cross-run", {}, {}, [1, 2, 3])) + "\n"
     bad.write_text(head + '{"a": 1}\n{"a": \n{"a": 2}\n')
     with pytest.raises(ValueError, match="bad.jsonl:3"):
-        list(cross_table.iter_records(bad))
+        list(iter_records(bad))
     head = json.dumps(make_header("cross-run", {}, {}, [1, 2])) + "\n"
     bad.write_text(head + '{"instance": 1}\n{"a": ')
     with pytest.raises(ValueError, match="cut off"):
-        list(cross_table.iter_records(bad))
+        list(iter_records(bad))

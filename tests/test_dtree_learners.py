@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 from test_xpg_commands import write_prepared
@@ -85,3 +86,25 @@ def test_models_table_rejects_a_file_that_is_no_meta(tmp_path):
     bad.write_text(json.dumps({"rows": 3}))
     with pytest.raises(SystemExit, match="x.meta.json: not a model meta file"):
         build([str(bad)])
+
+
+def test_models_table_says_when_models_come_from_two_code_versions(tmp_path, monkeypatch):
+    X, y = data(200)
+    prep = tmp_path / "prepared"
+    write_prepared(prep, "toy", X.astype(int), y, ["categorical"] * 6)
+    metas = []
+    for folder, version in (("dt", "0.1.0+gaaaaaaaaaaaa"), ("dt-sized", "0.1.0+gbbbbbbbbbbbb")):
+        monkeypatch.setenv("FXAI_CODE_VERSION", version)
+        assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                     "--split", str(prep / "toy.split.json"), "--out-dir",
+                     str(tmp_path / folder)]) == 0
+        metas.append(str(tmp_path / folder / "toy.meta.json"))
+    out = tmp_path / "tables"
+    assert main(["models-table", "--metas", *metas, "--out-dir", str(out)]) == 0
+    table = pd.read_csv(out / "models.csv").set_index("model")
+    assert table.loc["dt", "code_version"] == "0.1.0+gaaaaaaaaaaaa"
+    assert table.loc["dt-sized", "code_version"] == "0.1.0+gbbbbbbbbbbbb"
+    assert ("Note: built from results of 2 fxai code versions (0.1.0+gaaaaaaaaaaaa, "
+            "0.1.0+gbbbbbbbbbbbb)") in (out / "models.md").read_text()
+    assert main(["models-table", "--metas", metas[0], "--out-dir", str(out)]) == 0
+    assert "code_version" not in pd.read_csv(out / "models.csv").columns  # one version

@@ -10,6 +10,7 @@ import pytest
 from fxai.cli import main
 from fxai.data.prepare import write_prepared
 from fxai.models import boosted
+from fxai.version import code_version
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +41,7 @@ def test_three_methods_agree_and_verify(tiny, k):
                      "--out", str(out)]) == 0
         rec = json.loads(out.read_text())
         assert rec["status"] == "done", rec.get("error")
+        assert out.read_text().startswith(f'{{"code_version": "{code_version()}"')
         assert rec["dataset"] == "toy" and 160 <= rec["instance"] < 200
         check = verify_run(tiny, out)
         assert check["verified"] is True and check["n_checked"] == rec["n_axps"] + rec["n_cxps"]

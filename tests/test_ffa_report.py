@@ -185,8 +185,40 @@ def test_runtime_table_uses_complete_runs_only():
     t = runtime_table(recs).set_index("dataset")
     assert t.loc["d", "marco_a_time_mean_s"] == 2.0 and t.loc["d", "marco_c_time_mean_s"] == 3.0
     assert np.isnan(t.loc["e", "marco_a_time_mean_s"]) and t.loc["e", "marco_a_complete"] == "0/1"
+    assert t.loc["d", "marco_a_time_mean_lb_s"] == 2.0  # nothing censored: the same mean
+    assert t.loc["e", "marco_a_time_mean_lb_s"] == 20  # no limit recorded: its own time
     s = summary_table(recs, {"d": {"used": 2, "disagree": 0}}).set_index(["dataset", "method"])
     assert s.loc[("e", "marco-a"), "timeout"] == 1 and s.loc[("d", "marco-c"), "verified"] == "2/2"
+
+
+def test_runtime_table_censors_timed_out_runs_at_their_limit():
+    recs = runs_of("d", 0, a_time=1.0) + runs_of("d", 1, a_time=3.0)
+    for k in (2, 3):
+        recs.append(record("d", k, "marco-a", A[:1], complete=False, time_s=10.4)
+                    | {"time_limit": 10.0})
+    recs.append(record("d", 4, "marco-a", A, complete=False, status="error",
+                       time_s=99.0))  # not a time
+    t = runtime_table(recs).set_index("dataset")
+    assert t.loc["d", "marco_a_time_mean_s"] == 2.0 and t.loc["d", "marco_a_complete"] == "2/5"
+    assert t.loc["d", "marco_a_time_mean_lb_s"] == (1.0 + 3.0 + 10.0 + 10.0) / 4
+
+
+def test_ffa_tables_say_when_results_mix_code_versions(tmp_path):
+    from fxai.report.ffa_figures import _code_versions
+    from fxai.report.tables import write_table
+
+    recs = [r | {"code_version": "v1"} for r in runs_of("d", 0)]
+    recs += [r | {"code_version": "v2"} for r in runs_of("e", 0)]
+    versions = _code_versions(recs, ["dataset"], {"d": {"code_version": "v1"}})
+    assert versions == [{"v1"}, {"v2"}]
+    write_table(runtime_table(recs), "t1", tmp_path, code_versions=versions, caption="Cap.")
+    md = (tmp_path / "t1.md").read_text()
+    assert "Note: built from results of 2 fxai code versions (v1, v2)" in md
+    assert list(pd.read_csv(tmp_path / "t1.csv")["code_version"]) == ["v1", "v2"]
+    one = _code_versions(recs[:3], ["dataset", "method"], None)
+    write_table(summary_table(recs[:3], {}), "s", tmp_path, code_versions=one, caption="Cap.")
+    assert "code_version" not in pd.read_csv(tmp_path / "s.csv").columns
+    assert "Note:" not in (tmp_path / "s.md").read_text()
 
 
 def test_runtime_table_beside_published(tmp_path):

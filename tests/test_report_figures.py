@@ -105,3 +105,13 @@ def test_figures_leave_the_global_matplotlib_state_alone(tmp_path: Path) -> None
                        env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "e.png").stat().st_size > 0 and (tmp_path / "e-pictures.pdf").is_file()
+
+
+def test_xpg_runtime_plots_the_clock_of_the_time_limit(monkeypatch) -> None:
+    recs = [{"dataset": "d", "model": "dt", "status": "done", "time_s": 5.0 + i, "cpu_s": 0.5 + i,
+             "clock": "cpu", "axps": [[0]], "cxps": [[0]]} for i in range(3)]
+    figs = _drawn(monkeypatch)
+    figures.xpg_runtime(recs, "unused")
+    ax = figs[0].axes[0]
+    xs = sorted(x for ln in ax.get_lines() for x in ln.get_xdata())
+    assert (xs[0], xs[-1]) == (0.5, 2.5) and ax.get_xlabel().startswith("cpu time")

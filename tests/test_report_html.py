@@ -50,6 +50,37 @@ def test_provenance_files(tmp_path: Path) -> None:
     assert prov["seed"] == 3 and "datasets: [iris]" in (tmp_path / "p.html").read_text()
 
 
+def test_provenance_lists_every_code_version_in_the_results(tmp_path: Path, monkeypatch) -> None:
+    from fxai.models import nbc
+    from fxai.runfile import RunWriter
+    from fxai.version import UNKNOWN
+
+    res = tmp_path / "res"
+    (tmp_path / "m.bin").write_bytes(b"model")
+    for version, name in (("0.1.0+gaaaaaaaaaaaa", "nbc/a.jsonl"), ("0.1.0+gbbbbbbbbbbbb",
+                                                                   "xpg/b.jsonl")):
+        monkeypatch.setenv("FXAI_CODE_VERSION", version)
+        with RunWriter(res / "runs" / name, "t", {}, {"model": tmp_path / "m.bin"}, [0]) as run:
+            run.write({"instance": 0})
+    nbc.save(nbc.train([[0], [1]], [0, 1], [2]), res / "models" / "nbc" / "a.joblib", {})
+    ffa = res / "runs" / "ffa" / "toy" / "marco-a" / "0.json"
+    ffa.parent.mkdir(parents=True)
+    ffa.write_text(json.dumps({"code_version": "0.1.0+gaaaaaaaaaaaa", "events": [[0.1] * 99]}))
+    (res / "models" / "dt").mkdir()
+    (res / "models" / "dt" / "old.meta.json").write_text("{}")  # written before stamping
+    prov = provenance.write({"profile": "toy"}, tmp_path / "p.json", tmp_path / "p.html", res)
+    assert prov["code_versions"] == {
+        "0.1.0+gaaaaaaaaaaaa": {"run files": 1, "model metas": 0, "FFA records": 1},
+        "0.1.0+gbbbbbbbbbbbb": {"run files": 1, "model metas": 1, "FFA records": 0},
+        UNKNOWN: {"run files": 0, "model metas": 1, "FFA records": 0}}
+    page = (tmp_path / "p.html").read_text()
+    assert "made by 3 code versions" in page and "0.1.0+gbbbbbbbbbbbb" in page
+    assert json.loads((tmp_path / "p.json").read_text())["code_versions"] == prov["code_versions"]
+    write_index([], str(res), str(tmp_path / "index.md"), str(tmp_path / "p.json"))
+    assert ("fxai code versions in the results: `0.1.0+gaaaaaaaaaaaa`, `0.1.0+gbbbbbbbbbbbb`, "
+            f"`{UNKNOWN}` (**more than one**") in (tmp_path / "index.md").read_text()
+
+
 def test_section_of() -> None:
     assert section_of("results/default/figures/nbc_precision.png") == "nbc"
     assert section_of("results/default/figures/ffa/error_mnist.png") == "ffa"
@@ -65,7 +96,7 @@ def test_index(tmp_path: Path) -> None:
     files = [f"{root}/figures/xpg_runtime.png", f"{root}/report/tables/nbc_t7.html"]
     write_index(files, str(root), str(root / "report" / "index.md"), str(prov))
     text = (root / "report" / "index.md").read_text()
-    assert "Profile `toy`, seed 0" in text
+    assert "Profile `toy`, seed 0" in text and "code versions" not in text  # none given
     assert "## nbc\n\n- [`report/tables/nbc_t7.html`](tables/nbc_t7.html)" in text
     assert "- [`figures/xpg_runtime.png`](../figures/xpg_runtime.png)" in text
     assert "## xpg" in text

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from fxai.report.results import Results, read_records
+from fxai.version import UNKNOWN, code_version
 
 
 def make_results(root: Path, seed: int = 0) -> Path:
@@ -67,6 +68,7 @@ def make_results(root: Path, seed: int = 0) -> Path:
             fh.write(json.dumps(rec) + "\n")
     events = [[0.1 * k, "cxp" if k % 2 else "axp", [k % 3]] for k in range(1, 7)]
     ffa = {
+        "code_version": "0.1.0+gffffffffffff",
         "dataset": "toy",
         "model": "bt",
         "instance": 3,
@@ -111,6 +113,8 @@ def test_runs_summary(res: Results) -> None:
     assert runs.loc["nbc", "records"] == 6 and runs.loc["nbc", "verified"] == 6
     assert runs.loc["xpg", "done"] == 4 and runs.loc["xpg", "timeout"] == 1
     assert runs.loc["xpg", "file"] == "runs/xpg/dt/toy.jsonl"
+    assert runs.loc["ffa", "code_version"] == "0.1.0+gffffffffffff"  # the record's own
+    assert runs.loc["xpg", "code_version"] == UNKNOWN  # no header: written before stamping
 
 
 def test_instance_lookup(res: Results) -> None:
@@ -158,6 +162,7 @@ def test_run_files_with_header_and_partials_of_running_jobs(tmp_path: Path) -> N
     part = str(partial_path(running).relative_to(root))
     assert complete == {"runs/xpg/dt_toy.jsonl": True, part: False}
     assert runs.set_index("file").loc[part, "records"] == 1
+    assert set(runs["code_version"]) == {code_version()}  # from the headers
     assert [r["instance"] for r in res.records("xpg")] == [1, 2]  # finished files only
     out.write_text("\n".join(out.read_text().splitlines()[:2]) + "\n")  # one record lost
     runs = Results(root).runs()

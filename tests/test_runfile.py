@@ -103,6 +103,32 @@ def test_a_partial_of_other_settings_or_inputs_is_discarded(tmp_path, model, cap
     assert all(r["axps"][0][1] == 99 for r in run_records(out))  # no record of the old run
 
 
+def test_a_partial_of_another_code_version_restarts(tmp_path, model, caplog, monkeypatch):
+    out, plan = tmp_path / "r.jsonl", list(range(4))
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gaaaaaaaaaaaa")
+    write_some(out, model, plan, 2)
+    assert read_run(partial_path(out), complete=False)[0]["code_version"] == "0.1.0+gaaaaaaaaaaaa"
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gbbbbbbbbbbbb")  # a fix, same settings
+    with RunWriter(out, "test", SETTINGS, {"model": model}, plan) as run:
+        assert run.todo == plan
+        for i in run.todo:
+            run.write(record(i) | {"axps": [[i, 99]]})
+    assert "written by code version 0.1.0+gaaaaaaaaaaaa (now 0.1.0+gbbbbbbbbbbbb)" in caplog.text
+    head, recs = read_run(out)
+    assert head["code_version"] == "0.1.0+gbbbbbbbbbbbb"
+    assert all(r["axps"][0][1] == 99 for r in recs)  # no record of the old code
+
+
+def test_a_partial_of_the_same_code_version_resumes(tmp_path, model, monkeypatch):
+    out, plan = tmp_path / "r.jsonl", list(range(4))
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gaaaaaaaaaaaa.dirty.12345678")
+    write_some(out, model, plan, 2)
+    with RunWriter(out, "test", SETTINGS, {"model": model}, plan) as run:
+        assert run.todo == [2, 3]
+        for i in run.todo:
+            run.write(record(i))
+
+
 def test_more_instances_keep_the_finished_ones(tmp_path, model):
     out = tmp_path / "r.jsonl"
     write_some(out, model, [0, 1, 2], 2)

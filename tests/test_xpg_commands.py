@@ -10,10 +10,11 @@ import pandas as pd
 import pytest
 
 from fxai.cli import main
-from fxai.commands.xpg_explain import select_instances
-from fxai.commands.xpg_table import build
+from fxai.commands.xpg_explain import explain_row, select_instances
+from fxai.commands.xpg_table import build, summarise
 from fxai.data.prepare import write_prepared as fxai_write_prepared
 from fxai.runfile import run_records
+from fxai.version import code_version
 
 
 def write_prepared(root, ds, X, y, types):
@@ -56,6 +57,7 @@ def test_train_explain_table(tmp_path, family):
                  "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
     meta = json.loads((models / "toy.meta.json").read_text())
     assert meta["n_nodes"] >= 3 and meta["accuracy_test"] > 0.7
+    assert meta["code_version"] == code_version()
     if family == "obdd":
         assert meta["n_nodes"] == 9  # the mux6 OBDD with address bits first
         assert (models / "toy.dlist.json").exists()
@@ -72,11 +74,16 @@ def test_train_explain_table(tmp_path, family):
     n_distinct = len(np.unique(X, axis=0))
     assert len(recs) == n_distinct == len({r["instance"] for r in recs})
     assert all(r["verified"] for r in recs)
-    df = build([str(run)], [str(models / "toy.meta.json")], family, None)
+    df, versions = build([str(run)], [str(models / "toy.meta.json")], family, None)
     row = df.iloc[0]
+    assert versions == [{code_version()}]
     assert row["n_instances"] == n_distinct and row["verified_pct"] == 100.0
-    cpu = build([str(run)], [str(models / "toy.meta.json")], family, None, "cpu").iloc[0]
-    assert cpu["time_clock"] == "cpu" and cpu["time_avg_s"] <= row["time_max_s"] + 0.01
+    assert row["time_clock"] == "cpu" and row["timeouts"] == 0  # xpg-explain's default clock
+    assert row["time_avg_s"] == row["time_avg_lb_s"]  # nothing censored
+    assert row["time_avg_s"] == pytest.approx(np.mean([r["cpu_s"] for r in recs]), abs=1e-4)
+    with pytest.raises(ValueError, match="its time limit ran on the cpu clock, the table is on "
+                                         "the wall clock"):
+        build([str(run)], [str(models / "toy.meta.json")], family, None, "wall")
     assert row["axp_min"] >= 1 and row["xps_avg"] == pytest.approx(
         np.mean([len(r["axps"]) + len(r["cxps"]) for r in recs]), abs=0.01)
 
@@ -97,7 +104,9 @@ def test_no_time_is_not_verified_and_incomplete_runs_are_refused(tmp_path):
     for r in recs:  # nothing found, nothing checked: not "verified", and says it timed out
         assert r["status"] == "timeout" and r["checked"] == 0 and r["verified"] is None
     meta = str(models / "toy.meta.json")
-    assert build([str(run)], [meta], "dt", None).iloc[0]["verified_pct"] == 0.0
+    row = build([str(run)], [meta], "dt", None)[0].iloc[0]
+    assert row["verified_pct"] == 0.0 and row["timeouts"] == 5
+    assert np.isnan(row["time_avg_s"]) and row["time_avg_lb_s"] == round(1e-9, 4)
     lines = run.read_text().splitlines()
     run.write_text("\n".join(lines[:-2]) + "\n")  # two instances short of its plan
     with pytest.raises(ValueError, match=r"run.jsonl: incomplete run file, 3 of 5 instances"):
@@ -197,3 +206,67 @@ def test_missing_reasons_do_not_depend_on_the_working_directory(tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     reasons = _reasons("xpg_table1_obdd", {"mux6"}, "not run")
     assert len(reasons) >= 10 and set(reasons.values()) == {"not run"}
+
+
+def test_timed_out_instances_are_censored_in_the_table():
+    meta = {"dataset": "toy", "n_features": 4, "n_nodes": 5, "accuracy_train": 1.0,
+            "accuracy_test": 1.0}
+    done = {"status": "done", "verified": True, "n_axps": 2, "n_cxps": 1, "axps_len": 1.0,
+            "cxps_len": 2.0}
+    recs = [done | {"cpu_s": 1.0, "time_s": 9.0}, done | {"cpu_s": 2.0, "time_s": 9.0},
+            done | {"status": "timeout", "cpu_s": 10.5, "time_s": 30.0, "verified": None},
+            done | {"status": "timeout", "cpu_s": 10.2, "time_s": 30.0, "verified": None}]
+    row = summarise(recs, meta, "obdd", None, "cpu", time_limit=10.0)
+    assert row["timeouts"] == 2 and row["n_instances"] == 4
+    assert row["time_avg_s"] == 1.5 and row["time_total_s"] == 3.0  # the finished ones
+    assert row["time_avg_lb_s"] == (1.0 + 2.0 + 10.0 + 10.0) / 4  # censored at the limit
+    assert row["axp_avg"] == 2.0 and row["time_clock"] == "cpu"
+    wall = summarise(recs, meta, "obdd", None, "wall", time_limit=10.0)
+    assert wall["time_avg_s"] == 9.0 and wall["time_avg_lb_s"] == (18 + 20) / 4
+
+
+@pytest.mark.parametrize("clock, status", [("cpu", "timeout"), ("wall", "done")])
+def test_the_time_limit_runs_on_the_configured_clock(mux6_dt, monkeypatch, clock, status):
+    """A CPU clock that jumps 100 s per reading: only a run on the CPU clock times out."""
+    from fxai.explain import marco
+    from fxai.models import load as load_model
+    from fxai.models.dtree import from_sklearn
+
+    prep, model_path = mux6_dt
+    ticks = iter(range(0, 10**6, 100))
+    monkeypatch.setitem(marco.CLOCKS, "cpu", lambda: float(next(ticks)))
+    model = load_model(model_path, 6, family="dt")
+    doms = [[0, 1]] * 6
+    rec = explain_row("dt", model, from_sklearn(model, domains=doms), doms, [0] * 6,
+                      time_limit=60.0, clock=clock)
+    assert rec["status"] == status
+
+
+def test_a_partial_of_another_code_version_is_explained_again(mux6_dt, tmp_path, monkeypatch,
+                                                              caplog):
+    prep, model = mux6_dt
+    out = tmp_path / "r.jsonl"
+    real, calls = explain_row, []
+
+    def failing(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("simulated")
+        return real(*args, **kw)
+
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gaaaaaaaaaaaa")
+    monkeypatch.setattr("fxai.commands.xpg_explain.explain_row", failing)
+    with pytest.raises(MemoryError):
+        main(explain_args("xpg-explain", prep, model, out))
+    part = tmp_path / "r.jsonl.partial"
+    assert len(part.read_text().splitlines()) == 3  # header + 2 records of the old code
+    monkeypatch.setattr("fxai.commands.xpg_explain.explain_row", real)
+    monkeypatch.setenv("FXAI_CODE_VERSION", "0.1.0+gbbbbbbbbbbbb")  # e.g. a fix in oracles/
+    counted = []
+    monkeypatch.setattr("fxai.commands.xpg_explain.explain_row",
+                        lambda *a, **kw: counted.append(1) or real(*a, **kw))
+    assert main(explain_args("xpg-explain", prep, model, out)) == 0
+    assert "written by code version 0.1.0+gaaaaaaaaaaaa (now 0.1.0+gbbbbbbbbbbbb)" in caplog.text
+    recs = run_records(out)
+    assert len(counted) == len(recs)  # every instance explained again, none kept
+    assert json.loads(out.read_text().splitlines()[0])["code_version"] == "0.1.0+gbbbbbbbbbbbb"

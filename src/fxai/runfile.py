@@ -4,14 +4,16 @@ A run file is JSON Lines: a header line, then one object per explained instance.
 command works it writes ``<out>.partial`` beside its declared output (snakemake deletes a
 failed job's declared output, never the partial)::
 
-    {"fxai_run": 1, "command": "xpg-explain", "fingerprint": "3f0c...", "settings": {...},
+    {"fxai_run": 1, "command": "xpg-explain", "fingerprint": "3f0c...",
+     "code_version": "0.1.0+g1a2b3c4d5e6f", "settings": {...},
      "inputs": {"model": {"file": "...", "sha256": "..."}}, "instances": [3, 17, ...]}
     {"dataset": "iris", "instance": 3, "status": "done", ...}
 
-The fingerprint is a digest of the command, the settings that change a record and the
-checksums of the input files. A rerun keeps the finished instances of a partial with the
-same fingerprint (a line cut by the kill is dropped), discards a partial written under
-other settings (and says so), and explains only the instances not yet written; without a
+The fingerprint is a digest of the command, the code version (:mod:`fxai.version`), the
+settings that change a record and the checksums of the input files. A rerun keeps the
+finished instances of a partial with the same fingerprint (a line cut by the kill is
+dropped), discards a partial written under other settings or another code version (and
+says which), and explains only the instances not yet written; without a
 partial, an earlier complete output of the same settings is the starting point (a run
 extended to more instances keeps the ones it has). When every
 planned instance is written the partial is renamed onto the output. The header stays in the
@@ -38,6 +40,7 @@ from fxai.data.errors import DataError
 from fxai.data.fetch import sha256_of
 from fxai.files import temp_beside
 from fxai.models import ModelError
+from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.run")
 HEADER = "fxai_run"
@@ -60,11 +63,12 @@ def make_header(command: str, settings: dict[str, Any], inputs: dict[str, str | 
     """The header line: ``settings`` are the values that change a record, ``inputs`` the files
     (by role) whose checksums enter the fingerprint; ``instances`` the planned row ids."""
     files = {role: {"file": str(p), "sha256": sha256_of(p)} for role, p in inputs.items()}
-    key = {"command": command, "settings": settings,
+    version = code_version()
+    key = {"command": command, "code_version": version, "settings": settings,
            "inputs": {role: f["sha256"] for role, f in files.items()}}
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-    head = {HEADER: FORMAT, "command": command, "fingerprint": digest, "settings": settings,
-            "inputs": files}
+    head = {HEADER: FORMAT, "command": command, "fingerprint": digest,
+            "code_version": version, "settings": settings, "inputs": files}
     if instances is not None:
         head["instances"] = [int(i) for i in instances]
     return head
@@ -179,11 +183,21 @@ def iter_records(path: str | Path) -> Iterator[dict]:
     with the file). A first pass reads only the header and counts lines, so a half-finished
     file is refused before any record is yielded; the planned instances are checked at the
     end (each exactly once)."""
+    yield from iter_run(path)[1]
+
+
+def iter_run(path: str | Path) -> tuple[dict, Iterator[dict]]:
+    """``(header, records)`` of a complete run file, the records as :func:`iter_records`
+    yields them; a half-finished file is refused at once."""
     path = Path(path)
     head, n = _head(path)
     if "instances" in head and n < len(head["instances"]):  # more: bad lines, found below
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
+    return head, _records(path, head)
+
+
+def _records(path: Path, head: dict) -> Iterator[dict]:
     ids = []
     for i, obj in stream_lines(path):
         if i > 1:
@@ -258,8 +272,14 @@ class Partial:
             return []
         head = lines[0][1] if lines and is_header(lines[0][1]) else {}
         if head.get("fingerprint") != self.header["fingerprint"]:
-            self.log.warning("%s: discarded, written under other settings (fingerprint %s, "
-                             "now %s)", src, head.get("fingerprint"), self.header["fingerprint"])
+            now = self.header["code_version"]
+            if head.get("code_version") != now:
+                self.log.warning("%s: discarded, written by code version %s (now %s); the run "
+                                 "restarts", src, head.get("code_version", "unknown"), now)
+            else:
+                self.log.warning("%s: discarded, written under other settings (fingerprint %s, "
+                                 "now %s)", src, head.get("fingerprint"),
+                                 self.header["fingerprint"])
             return []
         if cut:
             self.log.info("%s: dropped a line cut off by the interruption", src)

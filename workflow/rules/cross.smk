@@ -33,6 +33,7 @@ rule cross_run:
     params:
         instances=CROSS.get("instances", 5),
         time_limit=CROSS.get("time_limit", 10),
+        clock=CROSS.get("clock", "cpu"),
         delta=CROSS.get("delta", 0.95),
         seed=config["seed"],
     group:
@@ -48,7 +49,7 @@ rule cross_run:
         "{DATA_FXAI} cross-run --dataset {wildcards.ds}"
         " --family {wildcards.family} --model {input.model} --split {input.split}"
         " --instances {params.instances} --time-limit {params.time_limit}"
-        " --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
+        " --clock {params.clock} --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
 rule cross_table:

@@ -186,7 +186,9 @@ rule report_table_html:
 
 
 rule report_provenance:
-    """Versions, commit, platform and the whole config of this run."""
+    """Versions, commit, platform, the whole config and the code versions in the results."""
+    input:
+        REPORT_PART_OUTPUTS,  # the parts' tables: their run files and models are made
     output:
         json=f"{REPORT_DIR}/provenance.json",
         html=f"{REPORT_DIR}/provenance.html",
@@ -199,7 +201,7 @@ rule report_provenance:
     run:
         from fxai.report.provenance import write
 
-        write(config, output.json, output.html)
+        write(config, output.json, output.html, RESULTS)
 
 
 rule report_index:

@@ -110,6 +110,7 @@ rule xpg_explain:
         family="dt|obdd",
     params:
         time_limit=XPG.get("time_limit", 60),
+        clock=XPG.get("clock", "cpu"),
         max_rows_all=XPG.get("max_rows_all", 1000),
         fraction=XPG.get("fraction", 0.3),
         cap=XPG_CAP_ARG,
@@ -125,7 +126,7 @@ rule xpg_explain:
     shell:
         "{XPG_FXAI} xpg-explain --family {wildcards.family} --dataset {wildcards.ds}"
         " --model {input.model} --out {output} --time-limit {params.time_limit}"
-        " --max-rows-all {params.max_rows_all} --fraction {params.fraction} {params.cap}"
+        " --clock {params.clock} --max-rows-all {params.max_rows_all} --fraction {params.fraction} {params.cap}"
         " --seed {params.seed} > {log} 2>&1"
 
 
@@ -170,7 +171,7 @@ for _family, _names, _table, _learner in (
             reference=_table.removesuffix("_sized"),
             cap=XPG_CAP_ARG,
             why=XPG.get("missing_reason", "not run in this profile"),
-            clock=XPG.get("clock", "wall"),
+            clock=XPG.get("clock", "cpu"),
         resources:
             runtime=runtime_min(120),
             mem_mb=2000,

@@ -4,6 +4,11 @@ time per model x algorithm with completion and agreement marked).
 
 Run files are read line by line and each record is reduced to the numbers the tables need
 before the next is read, so memory does not grow with the explanations a run found.
+
+Times are on the clock of the runs (``cross.clock``, from the run headers). A MARCO run
+stopped by the time limit is censored: ``<method>_timeouts`` counts them, and a mean time
+over runs of which some timed out (each counted at its time, at least the limit) is a lower
+bound, marked ``≥`` in the narrow table.
 """
 
 from __future__ import annotations
@@ -16,17 +21,23 @@ import numpy as np
 import pandas as pd
 
 from fxai.commands.cross_run import TARGETS
+from fxai.data.errors import DataError
 from fxai.report.tables import write_table
-from fxai.runfile import iter_records
+from fxai.runfile import iter_run
+from fxai.version import stamped
 
+CLOCK_NAMES = {"cpu": "CPU", "wall": "wall-clock"}
 CAPTION = ("Every algorithm on every model family (beyond the papers), one row per (model "
-           "family, dataset): mean times in CPU ms/s per instance, explanation counts, "
+           "family, dataset): mean times in {clock} ms/s per instance, explanation counts, "
            "completion and verification rates; ApproxPAXp only where the oracle counts. "
-           "No column is published.")
+           "MARCO runs stopped by the time limit ({limit}) are counted in <method>_timeouts; "
+           "a mean time over such runs (each at its time, at least the limit) is a lower "
+           "bound. No column is published.")
 SUMMARY_CAPTION = ("Every algorithm on every model family, narrow: one row per (model family, "
-                   "dataset); mean CPU time per instance (ms) of one AXp, one CXp and each "
+                   "dataset); mean {clock} time per instance (ms) of one AXp, one CXp and each "
                    "MARCO enumeration, the latter with the share of complete enumerations in "
-                   "brackets, the share of instances whose complete runs agree on the exact "
+                   "brackets (≥: some runs hit the time limit of {limit}, so the mean is a lower "
+                   "bound), the share of instances whose complete runs agree on the exact "
                    "FFA, and the verified share. No column is published.")
 
 
@@ -74,6 +85,7 @@ def summarise(records: Iterable[dict]) -> dict:
     for name in TARGETS:
         runs = [r[name] for r in ok]
         row[f"{name}_complete_pct"] = 100 * _mean([r["complete"] for r in runs])
+        row[f"{name}_timeouts"] = sum(not r["complete"] for r in runs)
         row[f"{name}_s"] = _mean([r["time_s"] for r in runs])
         row[f"{name}_axps"] = _mean([r["axps"] for r in runs])
         row[f"{name}_cxps"] = _mean([r["cxps"] for r in runs])
@@ -102,22 +114,35 @@ def narrow(table: pd.DataFrame) -> pd.DataFrame:
     out["cxp_ms"] = table["cxp_ms"].map(_ms)
     for name in TARGETS:
         out[f"{name}_ms (complete %)"] = [
-            f"{_ms(1000 * s)} ({c:.0f})"
-            for s, c in zip(table[f"{name}_s"], table[f"{name}_complete_pct"], strict=True)]
+            f"{'≥' if n else ''}{_ms(1000 * s)} ({c:.0f})"
+            for s, c, n in zip(table[f"{name}_s"], table[f"{name}_complete_pct"],
+                               table[f"{name}_timeouts"], strict=True)]
     out["ffa_agree_pct"] = table["ffa_methods_agree_pct"].round(0)
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = []
+    rows, versions, clocks, limits = [], [], set(), set()
     for path in args.runs:
-        records = [slim(r) for r in iter_records(path)]
+        head, records = iter_run(path)
+        records = [slim(r) for r in records]
         if records:
             rows.append(summarise(records))
+            versions.append({stamped(head)})
+            settings = head.get("settings", {})
+            clocks.add(settings.get("clock", "cpu"))  # before cross.clock: always CPU time
+            limits.add(settings.get("time_limit"))
+    if len(clocks) > 1:
+        raise DataError(f"cross-run files of different clocks {sorted(clocks)}: rerun "
+                        "cross_run under one cross.clock")
+    clock = CLOCK_NAMES[clocks.pop() if clocks else "cpu"]
+    limit = ", ".join(f"{v:g} s" for v in sorted(v for v in limits if v is not None)) or "?"
     table = pd.DataFrame(rows)  # unrounded for the narrow table (3 significant digits), figure
     write_table(table.round(3), "cross_algorithms", args.out_dir, key=("family", "dataset"),
-                caption=CAPTION)
-    write_table(narrow(table), "cross_summary", args.out_dir, caption=SUMMARY_CAPTION)
+                caption=CAPTION.format(clock=clock, limit=limit), code_versions=versions)
+    write_table(narrow(table), "cross_summary", args.out_dir,
+                caption=SUMMARY_CAPTION.format(clock=clock, limit=limit),
+                code_versions=versions)
     if args.figures_dir:
         from fxai.report.figures import cross_algorithms
 

@@ -30,6 +30,7 @@ from fxai.files import write_atomic
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
 from fxai.runfile import Partial, Progress, make_header
+from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.ffa_run")
 METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
@@ -109,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     row = pick_instance(test, args.instance, args.seed)
     x = data.X[row]
     model = load_model(args.model, n_features=len(x))
-    record = {"dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
+    record = {"code_version": code_version(),  # first: provenance reads only a record's start
+              "dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
               "k": args.instance, "x": x.tolist()}
     o = oracles.for_model(model, x)
     record["prediction"] = np.asarray(o.prediction).item()

@@ -4,7 +4,8 @@ Columns: the model folder (``nbc``, ``dt``, ``dt-sized``, ``obdd``, ``bt``), dat
 #features, features used (tested in some split; for an NBC, features with more than one
 value), distinct (feature, threshold) splits (trees, ensembles), depth, node and leaf
 counts, trees (ensembles), rules (decision lists) and training/test accuracy (%). A value a
-model family does not have is empty.
+model family does not have is empty. Models trained by several code versions add a
+``code_version`` column (docs/results.md).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import json
 from pathlib import Path
 
 import pandas as pd
+
+from fxai.version import stamped
 
 COLUMNS = ("model", "dataset", "learner", "n_features", "features_used", "thresholds", "depth",
            "n_nodes", "n_leaves", "trees", "n_rules", "train_acc_pct", "test_acc_pct")
@@ -39,6 +42,7 @@ def row(meta_path: str | Path) -> dict:
     if meta.get("family") == "bt":
         learner = f"XGBoost, {meta['trees']} trees of depth {meta['depth']}"
     out = {"model": path.parent.name, "dataset": meta["dataset"], "learner": learner,
+           "code_version": stamped(meta),
            "features_used": meta.get("features_used", meta.get("n_used_features"))}
     out |= {k: meta.get(k) for k in COLUMNS if k not in out and k in meta}
     for split in ("train", "test"):
@@ -48,7 +52,7 @@ def row(meta_path: str | Path) -> dict:
 
 
 def build(metas: list[str]) -> pd.DataFrame:
-    df = pd.DataFrame([row(m) for m in metas], columns=list(COLUMNS))
+    df = pd.DataFrame([row(m) for m in metas], columns=[*COLUMNS, "code_version"])
     return df.sort_values(["model", "dataset"], ignore_index=True)
 
 
@@ -56,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from fxai.report.tables import write_table
 
     df = build(args.metas)
-    write_table(df, args.name, args.out_dir,
-                caption="Trained models: size, features and thresholds used, accuracy (%).")
+    versions = [{v} for v in df.pop("code_version")]
+    df = write_table(df, args.name, args.out_dir, code_versions=versions,
+                     caption="Trained models: size, features and thresholds used, accuracy (%).")
     print(df.to_string(index=False))
     return 0

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from fxai.report.tables import write_table
-from fxai.runfile import run_records
+from fxai.runfile import iter_run
+from fxai.version import stamped
 
 CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real-valued "
            "model, exact count), W% and time (s, over trimmed instances)")
@@ -84,16 +85,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if len(args.runs) != len(args.models):
         raise SystemExit("--runs and --models must list the same datasets in the same order")
-    heads, rows = [], []
+    heads, rows, head_versions, row_versions = [], [], [], []
     for run_path, meta_path in zip(args.runs, args.models, strict=True):
         meta = json.loads(Path(meta_path).read_text())
-        h, r = aggregate(meta["dataset"], run_records(run_path), meta)
+        head, records = iter_run(run_path)
+        h, r = aggregate(meta["dataset"], list(records), meta)
         heads.append(h)
         rows.extend(r)
+        versions = {stamped(head), stamped(meta)}
+        head_versions.append(versions)
+        row_versions.extend([versions] * len(r))
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_table(pd.DataFrame(rows), "nbc_table7", out, reference="nbc_table7",
-                key=("dataset", "delta", "target"), caption=CAPTION)
+                key=("dataset", "delta", "target"), caption=CAPTION, code_versions=row_versions)
     write_table(pd.DataFrame(heads), "nbc_table7_datasets", out,
-                reference="nbc_table7_datasets", caption=CAPTION)
+                reference="nbc_table7_datasets", caption=CAPTION, code_versions=head_versions)
     return 0

@@ -47,6 +47,12 @@ def write_index(files: list[str], results: str, out: str, provenance: str | None
             "Versions: " + ", ".join(f"{k} {v}" for k, v in prov.get("versions", {}).items()),
             "",
         ]
+        code = prov.get("code_versions") or {}
+        if code:
+            lines += ["fxai code versions in the results: "
+                      + ", ".join(f"`{v}`" for v in code)
+                      + (" (**more than one**: see the provenance page)" if len(code) > 1 else "")
+                      + ".", ""]
     by_section: dict[str, list[str]] = {}
     for f in files:
         by_section.setdefault(section_of(f), []).append(f)

@@ -21,6 +21,7 @@ from fxai.data.prepared import finite_domains, load, load_split
 from fxai.models.dlist import learn_cn2
 from fxai.models.dtree import SIZED_METHODS, train_dt, train_dt_sized, tree_stats
 from fxai.models.obdd import OBDD
+from fxai.version import code_version
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -89,6 +90,7 @@ def train(args: argparse.Namespace) -> dict:
                  "accuracy_test": float(np.mean(dl.predict(Xte) == yte)),
                  "versions": _versions("Orange3", "dd", "numpy")}
     meta["train_time_s"] = time.perf_counter() - t0
+    meta["code_version"] = code_version()
     (out / f"{args.dataset}.meta.json").write_text(json.dumps(meta, indent=1))
     return meta
 

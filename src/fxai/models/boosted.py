@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fxai.version import code_version
+
 TIES = ("change", "keep")
 _ONE_BITS = 0x3F800000  # float32 1.0 as an integer
 
@@ -343,6 +345,7 @@ def save(model, path: str | Path, meta: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     _booster(model).save_model(str(path))
     meta = dict(meta)
+    meta["code_version"] = code_version()
     meta["versions"] = {
         "xgboost": xgb.__version__,
         "numpy": np.__version__,

@@ -23,6 +23,8 @@ import numpy as np
 import sklearn
 from sklearn.naive_bayes import CategoricalNB
 
+from fxai.version import code_version
+
 
 @dataclass(frozen=True)
 class XLC:
@@ -145,8 +147,9 @@ def save(model: CategoricalNB, path: str | Path, meta: dict) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     joblib.dump(model, path)
-    meta = {**meta, "versions": {"python": platform.python_version(),
-                                 "scikit-learn": sklearn.__version__, "numpy": np.__version__}}
+    meta = {**meta, "code_version": code_version(),
+            "versions": {"python": platform.python_version(),
+                         "scikit-learn": sklearn.__version__, "numpy": np.__version__}}
     path.with_suffix(".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 

@@ -1,4 +1,5 @@
-"""How results were made: library versions, git commit, platform and the run's config."""
+"""How results were made: library versions, git commit, platform, the run's config and the
+fxai code versions (:mod:`fxai.version`) stamped into the results it aggregates."""
 
 from __future__ import annotations
 
@@ -6,13 +7,16 @@ import html
 import json
 import os
 import platform
+import re
 import subprocess
+from collections import Counter
 from importlib import metadata
 from pathlib import Path
 
 import yaml
 
 from fxai.report.html import page
+from fxai.version import UNKNOWN, stamped
 
 PACKAGES = (
     "fxai",
@@ -55,12 +59,50 @@ def git_commit(repo: str | Path = ".") -> str:
     return desc.stdout.strip() or "unknown"
 
 
-def provenance(config: dict) -> dict:
-    """Everything needed to say how a results folder was made."""
+KINDS = ("run files", "model metas", "FFA records")
+_FFA_VERSION = re.compile(r'^\{"code_version": "([^"]*)"')
+
+
+def code_versions(results: str | Path) -> dict[str, dict[str, int]]:
+    """``{code version: {kind: number of files}}`` of a results folder: the header of every
+    run file (``runs/*/*.jsonl``), every model's ``.meta.json`` and every FFA run record
+    (``runs/ffa/<ds>/<method>/<k>.json``, whose first key is its code version, so only the
+    start of a record is read)."""
+    found: dict[str, Counter] = {}
+
+    def add(version: str, kind: str) -> None:
+        found.setdefault(version, Counter())[kind] += 1
+
+    root = Path(results)
+    for path in sorted(root.glob("runs/*/*.jsonl")):
+        with path.open() as fh:
+            head = _json_or_none(fh.readline())
+        add(stamped(head), "run files")
+    for path in sorted(root.glob("models/*/*.meta.json")):
+        meta = _json_or_none(path.read_text())
+        add(stamped(meta), "model metas")
+    for path in sorted(root.glob("runs/ffa/*/*/*.json")):
+        with path.open() as fh:
+            m = _FFA_VERSION.match(fh.read(200))
+        add(m.group(1) if m else UNKNOWN, "FFA records")
+    return {v: {k: c[k] for k in KINDS} for v, c in sorted(found.items())}
+
+
+def _json_or_none(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def provenance(config: dict, results: str | Path | None = None) -> dict:
+    """Everything needed to say how a results folder was made (``results``: the folder whose
+    code versions are listed; none when not given)."""
     return {
         "profile": config.get("profile"),
         "seed": config.get("seed"),
         "commit": git_commit(),
+        "code_versions": code_versions(results) if results is not None else {},
         "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
         "cpu_count": os.cpu_count(),
         "versions": versions(),
@@ -68,9 +110,10 @@ def provenance(config: dict) -> dict:
     }
 
 
-def write(config: dict, out_json: str | Path, out_html: str | Path) -> dict:
+def write(config: dict, out_json: str | Path, out_html: str | Path,
+          results: str | Path | None = None) -> dict:
     """Write the provenance as JSON and as an HTML page for the report."""
-    prov = provenance(config)
+    prov = provenance(config, results)
     Path(out_json).parent.mkdir(parents=True, exist_ok=True)
     Path(out_json).write_text(json.dumps(prov, indent=2, default=str) + "\n")
     rows = "".join(
@@ -82,10 +125,24 @@ def write(config: dict, out_json: str | Path, out_html: str | Path) -> dict:
         for k in ("profile", "seed", "commit", "platform", "cpu_count")
     )
     body = (
-        f"<table>{facts}</table><h2>Versions</h2><table>{rows}</table>"
+        f"<table>{facts}</table>{_versions_html(prov['code_versions'])}"
+        f"<h2>Versions</h2><table>{rows}</table>"
         "<h2>Configuration</h2><pre>"
         + html.escape(yaml.safe_dump(config, sort_keys=False, default_flow_style=None))
         + "</pre>"
     )
     Path(out_html).write_text(page("Provenance", body))
     return prov
+
+
+def _versions_html(found: dict[str, dict[str, int]]) -> str:
+    """The section listing the code versions behind the results (a warning when mixed)."""
+    head = "".join(f"<th>{k}</th>" for k in ("fxai code version", *KINDS))
+    rows = "".join(f"<tr><td class='key'>{html.escape(v)}</td>"
+                   + "".join(f"<td>{n[k]}</td>" for k in KINDS) + "</tr>"
+                   for v, n in found.items())
+    note = (f"<p><strong>The results were made by {len(found)} code versions</strong>; a "
+            "table built from more than one says so in a note line.</p>"
+            if len(found) > 1 else "")
+    return (f"<h2>Code versions in the results</h2>{note}"
+            f"<table><tr>{head}</tr>{rows}</table>")

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from fxai.runfile import incomplete, is_header, parse_lines, stream_lines
+from fxai.version import stamped
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
@@ -103,7 +104,8 @@ class Results:
 
     def runs(self) -> pd.DataFrame:
         """One row per run file: section, file, whether it is complete (False: a running or
-        killed job's partial; None: cannot tell), datasets, models, records, status counts."""
+        killed job's partial; None: cannot tell), datasets, models, records, status counts,
+        and the code version that wrote it (the header's; an FFA record's own)."""
         rows = []
         for section in self.sections():
             for path in self.run_files(section):
@@ -125,10 +127,12 @@ class Results:
                         "error": int((status == "error").sum()),
                         "verified": sum(v is True for v in verified),
                         "not_verified": sum(v is False for v in verified),
+                        "code_version": ",".join(sorted(
+                            {stamped(head)} if head else {stamped(r) for r in recs})),
                     }
                 )
         cols = ["section", "file", "complete", "datasets", "models", "records", "done",
-                "timeout", "error", "verified", "not_verified"]
+                "timeout", "error", "verified", "not_verified", "code_version"]
         return pd.DataFrame(rows, columns=cols)
 
     def iter_records(self, section: str) -> Iterator[dict]:

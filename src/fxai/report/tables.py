@@ -6,6 +6,11 @@ For every column of ``ours`` that the reference CSV also has, ``<col> (published
 resolving dataset aliases; published rows we lack are appended (our cells shown as "missing").
 A fidelity summary ``<name>.fidelity.csv/.md`` says per column how many cells agree within a
 tolerance, and ``<name>.missing.csv`` lists the published rows we lack and why.
+
+A table built from results of more than one fxai code version (``code_versions``: the
+versions behind each row, from run headers and model metas) gets a ``code_version`` column
+naming each row's and a note line after its caption (docs/results.md); a table of one
+version has neither.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ MATCH = "match"  # column saying where a row comes from: "both", "ours only", "p
 DEFAULT_REGISTRY = Path("config") / "datasets.yaml"
 _CHECKOUT_REGISTRY = Path(__file__).resolve().parents[3] / DEFAULT_REGISTRY
 DEFAULT_REASON = "not run in this profile"
+CODE_VERSION = "code_version"  # column of a table built from results of several code versions
 
 
 @dataclass(frozen=True)
@@ -236,7 +242,8 @@ def to_latex(df: pd.DataFrame, caption: str | None = None, label: str | None = N
         .format(escape="latex").format_index(escape="latex", axis=1)
     )
     return styler.to_latex(column_format=align, hrules=True, position="ht",
-                           caption=caption and caption.translate(_TEX_ESCAPE), label=label,
+                           caption=caption and " ".join(caption.split()).translate(_TEX_ESCAPE),
+                           label=label,
                            position_float="centering")
 
 
@@ -251,6 +258,22 @@ def _write_all(df: pd.DataFrame, stem: Path, caption: str | None, tex: bool = Tr
         stem.with_suffix(stem.suffix + ".tex").write_text(to_latex(df, caption, label))
 
 
+def mark_code_versions(df: pd.DataFrame, per_row: Sequence[Iterable[str]],
+                       caption: str | None = None) -> tuple[pd.DataFrame, str | None]:
+    """``(df, caption)``, with a ``code_version`` column and a note after the caption when the
+    rows' results come from more than one code version (else unchanged)."""
+    rows = [sorted(set(v)) for v in per_row]
+    if len(rows) != len(df):
+        raise ValueError(f"{len(rows)} rows of code versions for a table of {len(df)} rows")
+    found = sorted({v for r in rows for v in r})
+    if len(found) <= 1:
+        return df, caption
+    df = df.assign(**{CODE_VERSION: [" + ".join(r) for r in rows]})
+    note = (f"Note: built from results of {len(found)} fxai code versions ({', '.join(found)}); "
+            f"column {CODE_VERSION} names each row's. Rerun the rules to make them one.")
+    return df, f"{caption}\n\n{note}" if caption else note
+
+
 def write_table(
     ours: pd.DataFrame,
     name: str,
@@ -262,6 +285,7 @@ def write_table(
     caption: str | None = None,
     registry: str | Path | None = None,
     reference_root: str | Path | None = None,
+    code_versions: Sequence[Iterable[str]] | None = None,
 ) -> pd.DataFrame:
     """Write ``<out_dir>/<name>.csv/.md/.tex`` and return the table written.
 
@@ -270,8 +294,11 @@ def write_table(
     ``tolerance`` is one ``Tolerance`` or a mapping column -> ``Tolerance`` (key ``"*"`` is
     the default for other columns). ``missing_reason`` maps a dataset (or a full key tuple) to
     why we lack it. ``registry`` is the dataset registry used for aliases (default: see
-    :func:`alias_map`).
+    :func:`alias_map`). ``code_versions`` lists, per row of ``ours``, the code versions of
+    the results behind it (see the module docstring).
     """
+    if code_versions is not None:
+        ours, caption = mark_code_versions(ours, code_versions, caption)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / name
