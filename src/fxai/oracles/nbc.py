@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
@@ -186,7 +187,7 @@ class NBCOracle(Oracle):
         self.instance = [int(v) for v in x]
         self.n_features = self.nbc.n_features
         self.n_classes = self.nbc.n_classes
-        sizes = self.nbc.domain_sizes
+        self.sizes = sizes = self.nbc.domain_sizes
         if len(self.instance) != self.n_features:
             raise ValueError(f"instance has {len(self.instance)} values, the model "
                              f"{self.n_features} features")
@@ -203,7 +204,7 @@ class NBCOracle(Oracle):
         self.xlc = self.slack = None  # the paper's binary quantities
         if self.n_classes == 2:
             self.xlc = self.nbc.pair(1, 0)
-            self.slack = slack(self.xlc, self.instance, prediction=c)
+            self.slack = replace(self.pairs[0].slack, prediction=c)  # c against the other
             self.scaled_slack = slack(self.xlc.scaled(decimals), self.instance)
             self.dp = _CountDP(list(self.scaled_slack.losses),
                                _threshold(self.scaled_slack.gamma, self.scaled_slack.strict))
@@ -407,7 +408,7 @@ class NBCOracle(Oracle):
 
     # --- Section 4.2: counting ------------------------------------------------------------
     def _space(self, free: frozenset[int]) -> int:
-        return math.prod(int(self.nbc.domain_sizes[i]) for i in free)
+        return math.prod(self.sizes[i] for i in free)
 
     def exact_count(self, fixed: Iterable[int]) -> int:
         """Completions of ``fixed`` that scikit-learn predicts ``c``, counted one by one
@@ -484,7 +485,7 @@ class NBCOracle(Oracle):
         6
         """
         free = self._free(fixed)
-        space = int(np.prod([self.nbc.domain_sizes[i] for i in free], dtype=object))
+        space = self._space(free)
         return round(self.precision(set(range(self.n_features)) - free) * space)
 
     def _bound_dp(self, k: int, decimals: int, side: str) -> _CountDP | None:

@@ -120,12 +120,19 @@ class PrecisionChecker:
         self.adv = _Adversary(model, x)
         self.model, self.x, self.c = model, self.adv.x, self.adv.c
         self.exact_limit = exact_limit
+        self._exact_cache: dict[frozenset[int], float] = {}
         self._hist: dict[tuple[int, int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
 
     def _base(self, k: int, fixed: set[int]) -> float:
         return self.adv.prior[k] + sum(float(self.adv.diffs[k][i][self.x[i]]) for i in fixed)
 
     def _exact(self, fixed: set[int], free: list[int], chunk: int = 2**16) -> float:
+        key = frozenset(fixed)
+        if key not in self._exact_cache:
+            self._exact_cache[key] = self._count(free, chunk)
+        return self._exact_cache[key]
+
+    def _count(self, free: list[int], chunk: int) -> float:
         sizes = [self.adv.sizes[i] for i in free]
         space = math.prod(sizes)
         hits = 0
