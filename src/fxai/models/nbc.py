@@ -186,30 +186,6 @@ def slack(xlc: XLC, a, prediction: int | None = None, strict: bool | None = None
                  c == 1 if strict is None else strict)
 
 
-def axp(sl: Slack) -> list[int]:
-    """The polynomial AXp of Section 3.2: free features in increasing ``δ_i`` while the
-    summed worst-case loss still keeps the prediction (equivalently, keep the largest
-    ``δ_i`` until ``Σ_S δ_i > Φ``). Subset-minimal; sorted feature indices."""
-    free_loss = 0.0
-    fixed = set(range(len(sl.deltas)))
-    for i in np.argsort(sl.deltas, kind="stable"):
-        if sl.keeps(free_loss + sl.deltas[i]):
-            free_loss += sl.deltas[i]
-            fixed.discard(int(i))
-    return sorted(fixed)
-
-
-def min_cxp(sl: Slack) -> list[int] | None:
-    """A minimum-size CXp: free the features of largest ``δ_i`` until the prediction can
-    change; None when no set of features can change it."""
-    total = 0.0
-    for k, i in enumerate(np.argsort(-sl.deltas, kind="stable")):
-        total += sl.deltas[i]
-        if not sl.keeps(total):
-            return sorted(int(j) for j in np.argsort(-sl.deltas, kind="stable")[: k + 1])
-    return None
-
-
 def train(X, y, domain_sizes: list[int], alpha: float = 1.0) -> CategoricalNB:
     """Fit a ``CategoricalNB`` that knows every domain value (``min_categories``)."""
     y = np.asarray(y)
