@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 
-BRUTE_LIMIT = 2**12  # completions predicted one by one near a tie (a set's free space)
+BRUTE_LIMIT = 2**16  # completions predicted one by one near a tie (a set's free space)
 
 
 def _predict_one(model: CategoricalNB, x) -> int:
