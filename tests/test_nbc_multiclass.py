@@ -217,3 +217,27 @@ def test_too_many_near_ties_fail_loudly(monkeypatch):
     monkeypatch.setattr(nbc_oracle, "BAND_LIMIT", 4)
     with pytest.raises(nbc_oracle.NearTieError, match="more than 4 completions tie"):
         NBCOracle(tables, x).entails([0, 1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 12), k=st.integers(2, 4))
+def test_rounding_band_bounds_every_float_error(seed, n, k):
+    """``pair_error`` bounds the distance between scikit-learn's float score difference,
+    the pair XLC's float sum, and the exact (rational) difference of the float tables."""
+    from fractions import Fraction
+
+    model, doms, _ = random_nbc(seed, n, k, max_dom=4)
+    tables = NBCTables.from_categorical_nb(model)
+    rng = np.random.default_rng(seed)
+    pts = np.stack([rng.integers(0, d, size=20) for d in doms], axis=1)
+    jll = tables.joint_log_likelihood(pts)
+    for c, j in itertools.permutations(range(k), 2):
+        band = tables.pair_error(c, j)
+        nu = tables.pair(c, j).nu(pts)
+        for p, row, xlc in zip(pts, jll, nu, strict=True):
+            sk = Fraction(row[c]) - Fraction(row[j])  # scikit-learn compares the two floats
+            exact = Fraction(tables.prior[c]) - Fraction(tables.prior[j]) + sum(
+                Fraction(t[c, v]) - Fraction(t[j, v]) for t, v in zip(tables.tables, p,
+                                                                      strict=True))
+            assert abs(sk - exact) <= band / 2
+            assert abs(Fraction(xlc) - exact) <= band / 2
