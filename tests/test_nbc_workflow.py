@@ -11,12 +11,11 @@ from fxai.data.prepare import write_prepared
 from fxai.runfile import run_records
 
 
-@pytest.fixture
-def prepared(tmp_path):
+def toy(tmp_path, classes: int = 2):
     rng = np.random.default_rng(3)
     doms = [2, 3, 4, 2, 5, 3, 2, 4, 3, 2, 3]
     n = 300
-    y = rng.integers(0, 2, n)
+    y = rng.integers(0, classes, n)
     X = np.stack([np.where(rng.random(n) < 0.7, (y * (k + 1)) % d, rng.integers(0, d, n))
                   for k, d in enumerate(doms)], axis=1)
     names = [f"f{i}" for i in range(len(doms))]
@@ -26,13 +25,19 @@ def prepared(tmp_path):
     feats = [{"name": c, "type": "categorical", "values": list(range(d))}
              for c, d in zip(names, doms, strict=True)]
     write_prepared(df, {"name": "toy", "features": feats,
-                        "target": {"name": "target", "classes": [0, 1], "labels": ["a", "b"]}},
+                        "target": {"name": "target", "classes": list(range(classes)),
+                                   "labels": list("abcde"[:classes])}},
                    tmp_path)
     ids = rng.permutation(n).tolist()
     split = tmp_path / "split.json"
     split.write_text(json.dumps({"dataset": "toy", "seed": 0, "test_size": 0.2,
                                  "train": ids[:240], "test": ids[240:]}))
     return csv, split
+
+
+@pytest.fixture
+def prepared(tmp_path):
+    return toy(tmp_path)
 
 
 def test_train_explain_resume_table(prepared, tmp_path):
@@ -69,6 +74,30 @@ def test_train_explain_resume_table(prepared, tmp_path):
     ours = t[t["dataset"] == "toy"]
     assert len(ours) == 8 and (ours["verified_pct"] == 100).all()
     assert (out / "nbc_table7.md").exists() and (out / "nbc_table7_datasets.tex").exists()
+
+
+def test_multiclass_train_explain_table(tmp_path):
+    """Three classes: AXps and ApproxPAXps (precision counted exactly) all verified, and
+    the tables say how many classes the model has."""
+    csv, split = toy(tmp_path, classes=3)
+    model, runs = tmp_path / "m" / "toy.joblib", tmp_path / "runs" / "toy.jsonl"
+    assert main(["nbc-train", "--data", str(csv), "--split", str(split),
+                 "--out", str(model)]) == 0
+    meta = json.loads(model.with_suffix(".meta.json").read_text())
+    assert meta["classes"] == 3 and meta["scaled_accuracy_test"] is None
+    assert main(["nbc-explain", "--data", str(csv), "--split", str(split), "--model",
+                 str(model), "--out", str(runs), "--targets", "9", "2", "--instances",
+                 "12"]) == 0
+    recs = run_records(runs)
+    assert len(recs) == 12 and len({r["prediction"] for r in recs}) > 1
+    assert all(r["verified"] is True and r["classes"] == 3 for r in recs)
+    assert all(s["precision"] >= s["delta"] and s["precision_err"] == 0
+               for r in recs for s in r["approx_paxp"])
+    out = tmp_path / "tables"
+    assert main(["nbc-table", "--runs", str(runs), "--models",
+                 str(model.with_suffix(".meta.json")), "--out-dir", str(out)]) == 0
+    heads = pd.read_csv(out / "nbc_table7_datasets.csv")
+    assert heads.loc[heads["dataset"] == "toy", "classes"].tolist() == [3]
 
 
 def test_a_corrupt_model_exits_nonzero_naming_it(prepared, tmp_path, fxai_cli):

@@ -1,4 +1,5 @@
-"""Explain test instances of an NBC: AXp (XLC), ApproxPAXp per δ and target, verified."""
+"""Explain test instances of an NBC: AXp (XLC per class pair), ApproxPAXp per δ and target,
+verified."""
 
 from __future__ import annotations
 
@@ -85,8 +86,9 @@ def explain_instance(model, ds: str, row: int, x, deltas, targets, decimals: int
     settings = [paxp_record(model, checker, x, axp, d, t, decimals)
                 for d in deltas for t in targets]
     return {
-        "dataset": ds, "model": "nbc", "instance": int(row), "x": [int(v) for v in x],
-        "prediction": int(model.classes_[o.prediction]), "status": "done",
+        "dataset": ds, "model": "nbc", "classes": o.n_classes, "instance": int(row),
+        "x": [int(v) for v in x], "prediction": int(model.classes_[o.prediction]),
+        "status": "done",
         "time_s": t_axp + sum(s["time_s"] for s in settings), "axp_time_s": t_axp,
         "axps": [axp], "axp_verified": axp_ok, "approx_paxp": settings,
         "verified": _combine([axp_ok] + [s["verified"] for s in settings]),

@@ -39,7 +39,8 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
     lm, ls = _mean_sd(axp_len)
     t_axp = [r["axp_time_s"] for r in done]
     head = {
-        "dataset": ds, "n_features": meta["n_features"], "n_instances": len(done),
+        "dataset": ds, "classes": meta.get("classes", 2),  # older models: binary only
+        "n_features": meta["n_features"], "n_instances": len(done),
         "train_acc_pct": 100 * meta["accuracy_train"],
         "test_acc_pct": 100 * meta["accuracy_test"] if meta.get("accuracy_test") else None,
         "axp_len_mean": lm, "axp_len_sd": ls,

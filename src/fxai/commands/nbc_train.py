@@ -1,4 +1,4 @@
-"""Train a binary categorical naive Bayes (CategoricalNB) on a dataset's train split."""
+"""Train a categorical naive Bayes (CategoricalNB, two or more classes) on a train split."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ log = logging.getLogger("fxai.nbc")
 def read_prepared(csv: str | Path) -> tuple[np.ndarray, np.ndarray, list[int], str]:
     """``(X, y, domain sizes, dataset name)`` of ``data/prepared/<ds>.csv``.
 
-    The NBC needs every feature categorical, binary or discretised, and two classes.
+    The NBC needs every feature categorical, binary or discretised, and two or more classes.
     """
     csv = Path(csv)
     p = prepared.load(csv.stem, csv.parent)
@@ -26,8 +26,8 @@ def read_prepared(csv: str | Path) -> tuple[np.ndarray, np.ndarray, list[int], s
     if numeric:
         raise ValueError(f"{csv}: the NBC needs categorical/discretised features; numeric: "
                          f"{numeric[:5]} (use a discretised variant of the dataset)")
-    if len(p.classes) != 2:
-        raise ValueError(f"{csv}: the NBC paper's setting is binary; {len(p.classes)} classes")
+    if len(p.classes) < 2:
+        raise ValueError(f"{csv}: the NBC needs two or more classes; {len(p.classes)} found")
     return p.X, p.y, [len(f["values"]) for f in p.domains], p.name
 
 
@@ -42,29 +42,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="model path <ds>.joblib (meta.json beside it)")
     p.add_argument("--alpha", type=positive, default=1.0, help="Laplace/Lidstone smoothing")
     p.add_argument("--decimals", type=count, default=3,
-                   help="decimal places of the scaled model whose accuracy is also recorded")
+                   help="decimal places of the scaled model whose accuracy is also recorded "
+                        "(binary models: the paper's counting DP)")
 
 
 def run(args: argparse.Namespace) -> int:
     X, y, sizes, name = read_prepared(args.data)
     train_ids, test_ids = read_split(args.split)
     model = nbc.train(X[train_ids], y[train_ids], sizes, alpha=args.alpha)
-    xlc = nbc.XLC.from_categorical_nb(model)
-    scaled = xlc.scaled(args.decimals)
+    binary = len(model.classes_) == 2
+    scaled = nbc.XLC.from_categorical_nb(model).scaled(args.decimals) if binary else None
 
     def acc(pred, ids):
-        return float(np.mean(pred(X[ids]) == y[ids])) if ids else None
+        if pred is None or not ids:
+            return None
+        return float(np.mean(pred(X[ids]) == y[ids]))
 
     meta = {
         "dataset": name, "family": "nbc", "model": "sklearn CategoricalNB",
-        "alpha": args.alpha, "n_features": len(sizes), "domain_sizes": sizes,
+        "alpha": args.alpha, "classes": len(model.classes_), "n_features": len(sizes),
+        "domain_sizes": sizes,
         "features_used": sum(s > 1 for s in sizes),  # a one-value feature is a constant
         "n_train": len(train_ids), "n_test": len(test_ids),
         "accuracy_train": acc(model.predict, train_ids),
         "accuracy_test": acc(model.predict, test_ids),
         "scaled_decimals": args.decimals,
-        "scaled_accuracy_train": acc(scaled.predict, train_ids),
-        "scaled_accuracy_test": acc(scaled.predict, test_ids),
+        "scaled_accuracy_train": acc(scaled and scaled.predict, train_ids),
+        "scaled_accuracy_test": acc(scaled and scaled.predict, test_ids),
     }
     nbc.save(model, args.out, meta)
     log.info("%s: NBC train acc %.4f, test acc %s", name, meta["accuracy_train"],
