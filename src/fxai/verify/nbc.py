@@ -6,18 +6,22 @@ Works on the fitted scikit-learn ``CategoricalNB`` itself:
   feature, the value that most favours the other class; scikit-learn's own ``predict``
   is asked about that point (and about the point with each explanation feature also
   freed, for subset-minimality).
-* Precision: of the real-valued (float64) class-score differences, exact by enumerating
-  every completion when there are few, else bracketed by histograms of the score sum
-  with values rounded down / up at a fine resolution (refined when the bracket contains
-  the threshold δ).
+* Precision (:class:`PrecisionChecker`): counted by scikit-learn's ``predict`` on every
+  completion when there are few, else (binary models) bracketed by exact integer counts of
+  the class-score difference with every log-probability rounded down / up to a multiple
+  of ``2**-k`` (refined while the bracket contains δ) and a margin for the rounding of
+  scikit-learn's own float64 sums.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
+
+from fxai.verify.paxp import PrecisionCounter
 
 
 def _score_diffs(model: CategoricalNB) -> tuple[float, list[np.ndarray]]:
@@ -61,98 +65,83 @@ def check_axp(model: CategoricalNB, x, xp: Iterable[int]) -> bool:
     return bool(pred[0] == c and np.all(pred[1:] != c))
 
 
-class PrecisionChecker:
-    """Precision of fixed sets for one instance of the real-valued (float64) NBC.
+class PrecisionChecker(PrecisionCounter):
+    """Exact precision counts of a ``CategoricalNB`` at ``x`` (:mod:`fxai.verify.paxp`).
 
-    ``interval(fixed)`` returns ``(lo, hi)`` with ``lo ≤ precision ≤ hi``: exact
-    (``lo == hi``) by enumeration when the free space has at most ``exact_limit`` points,
-    otherwise by two histograms of the summed class-score difference at resolution
-    ``10**-decimals``, one with every value rounded down and one rounded up (they bracket
-    the true count). Histograms are cached per free set and extended feature by feature.
+    Up to ``exact_limit`` completions: scikit-learn's ``predict`` on each. Beyond (binary
+    models only): the class-1 score difference ``S`` is a sum of float64 log-probabilities,
+    each an exact dyadic rational, so ``floor``/``ceil`` of ``p · 2**k`` bound every term by
+    integers (exactly: scaling by a power of two is exact) and give integers
+    ``L ≤ 2**k S ≤ U`` per point. scikit-learn sums each class's terms in float64, off by at
+    most ``m`` (``(n + 2) 2**-52`` times the summed magnitudes); a point is surely class 1
+    if ``L > 2**k m`` and surely class 0 if ``U < -2**k m``. Exact integer histograms of
+    ``L`` and ``U`` over the free features (Python integers beyond 2**62 points) then
+    bracket the count; level ``j`` uses ``k = 8 + 4 j`` bits while a histogram stays within
+    ``max_columns`` columns. Histograms are cached per (k, free set) and extended feature
+    by feature.
     """
 
-    def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**20):
-        self.x = [int(v) for v in x]
-        self.c = _predict_one(model, self.x)
-        self.prior, self.diffs = _score_diffs(model)
-        self.exact_limit = exact_limit
+    def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**16,
+                 max_columns: int = 2**22):
+        n = int(model.n_features_in_)
+        doms = [list(range(t.shape[1])) for t in model.feature_log_prob_]
+        super().__init__(model.predict, [int(v) for v in x], doms, range(n), exact_limit)
+        self.binary = len(model.classes_) == 2
+        self.c = int(np.searchsorted(model.classes_, self.prediction))
+        self.tables = [np.asarray(t, dtype=float) for t in model.feature_log_prob_]
+        self.prior = np.asarray(model.class_log_prior_, dtype=float)
+        size = abs(self.prior).sum() + sum(abs(t).max(axis=1).sum() for t in self.tables)
+        self.margin = (n + 2) * 2.0**-52 * float(size)
+        self.max_columns = max_columns
         self._hist: dict[tuple[int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
 
-    def _base(self, fixed: set[int]) -> float:
-        return self.prior + sum(float(self.diffs[i][self.x[i]]) for i in fixed)
+    @staticmethod
+    def _bounds(row1, row0, k: int, side: str) -> np.ndarray:
+        """Integer bounds on ``(row1 - row0) · 2**k``: lower (``side="L"``) or upper."""
+        a, b = np.ldexp(np.asarray(row1, float), k), np.ldexp(np.asarray(row0, float), k)
+        out = np.floor(a) - np.ceil(b) if side == "L" else np.ceil(a) - np.floor(b)
+        return out.astype(np.int64)
 
-    def _exact(self, fixed: set[int], free: list[int]) -> float:
-        sums = np.full(1, self._base(fixed))
-        for i in free:
-            sums = np.add.outer(sums, self.diffs[i]).ravel()
-        ones = int(np.count_nonzero(sums > 0))  # ties go to class 0, as argmax does
-        return (ones if self.c == 1 else sums.size - ones) / sums.size
-
-    def _histogram(self, free: frozenset[int], decimals: int, side: str):
-        """``(probabilities, offset)``: P(Σ_free r(d_i) = offset + k) for integer-rounded
-        ``r = floor`` or ``ceil`` of ``d_i · 10**decimals``."""
-        key = (decimals, side, free)
+    def _histogram(self, free: frozenset[int], k: int, side: str, total: int):
+        """``(counts, offset)``: ``counts[j]`` completions of ``free`` whose summed bound is
+        ``offset + j``; None past ``max_columns``."""
+        key = (k, side, free)
         if key in self._hist:
             return self._hist[key]
-        cached = [k[2] for k in self._hist if k[:2] == (decimals, side) and k[2] <= free]
+        cached = [f for (kk, ss, f) in self._hist if (kk, ss) == (k, side) and f <= free]
         start = max(cached, key=len, default=frozenset())
-        hist, offset = self._hist.get((decimals, side, start), (np.ones(1), 0))
-        rnd = np.floor if side == "floor" else np.ceil
+        dtype = np.int64 if total < 2**62 else object
+        hist, offset = self._hist.get((k, side, start), (np.ones(1, dtype=dtype), 0))
         for i in sorted(free - start):
-            q = rnd(self.diffs[i] * 10.0**decimals).astype(np.int64)
+            q = self._bounds(self.tables[i][1], self.tables[i][0], k, side)
             lo = int(q.min())
-            out = np.zeros(hist.size + int(q.max()) - lo)
+            if hist.size + int(q.max()) - lo > self.max_columns:
+                return None
+            out = np.zeros(hist.size + int(q.max()) - lo, dtype=dtype)
             for v in q - lo:
-                out[v:v + hist.size] += hist / q.size
+                out[v:v + hist.size] += hist
             hist, offset = out, offset + lo
-        if hist.size <= 2_000_000:  # keep memory bounded; finer histograms are rare
-            self._hist[key] = (hist, offset)
+        self._hist[key] = (hist, offset)
         return hist, offset
 
-    def _p_class1(self, fixed: set[int], free: frozenset[int], decimals: int, side: str):
-        """P(base + Σ r(d_i)·10**-decimals > 0), which bounds P(ν > 0) from below (floor)
-        or above (ceil)."""
-        hist, offset = self._histogram(free, decimals, side)
-        need = int(np.floor(-self._base(fixed) * 10.0**decimals)) + 1 - offset
-        return float(hist[max(need, 0):].sum())
-
-    def interval(self, fixed: Iterable[int], decimals: int = 3) -> tuple[float, float]:
-        fixed = set(fixed)
-        free = [i for i in range(len(self.x)) if i not in fixed]
-        if np.prod([float(self.diffs[i].size) for i in free]) <= self.exact_limit:
-            p = self._exact(fixed, free)
-            return p, p
-        lo1 = self._p_class1(fixed, frozenset(free), decimals, "floor")
-        hi1 = self._p_class1(fixed, frozenset(free), decimals, "ceil")
-        return (lo1, hi1) if self.c == 1 else (1.0 - hi1, 1.0 - lo1)
-
-    def at_least(self, fixed: Iterable[int], delta: float,
-                 decimals: tuple[int, ...] = (3, 4, 5)) -> bool | None:
-        """Whether precision ≥ δ; None if the finest resolution still brackets δ."""
-        fixed = set(fixed)
-        for d in decimals:
-            lo, hi = self.interval(fixed, d)
-            if lo >= delta:
-                return True
-            if hi < delta:
-                return False
-        return None
-
-
-def check_approx_paxp(checker: PrecisionChecker, axp: Iterable[int], xp: Iterable[int],
-                      delta: float) -> tuple[bool | None, tuple[float, float]]:
-    """``(verified, (lo, hi))`` for an ApproxPAXp ``xp`` grown from AXp ``axp``: it must be a
-    subset of the AXp, have precision ≥ δ, and every single removal must fall below δ.
-    ``verified`` is None when a precision lies too close to δ to decide; ``(lo, hi)``
-    brackets the precision of ``xp``."""
-    xp = set(xp)
-    bounds = checker.interval(xp)
-    if not xp <= set(axp):
-        return False, bounds
-    first = checker.at_least(xp, delta)
-    if first is not True:
-        return first, bounds
-    drops = [checker.at_least(xp - {i}, delta) for i in sorted(xp)]
-    if any(d is True for d in drops):
-        return False, bounds
-    return (None if any(d is None for d in drops) else True), bounds
+    def family_counts(self, fixed: set[int], level: int) -> tuple[int, int] | None:
+        if not self.binary:
+            return None
+        k = 8 + 4 * level
+        free = frozenset(range(len(self.x))) - fixed
+        total = math.prod(len(self.domains[i]) for i in free)
+        m = math.ceil(self.margin * 2.0**k)
+        ones = []
+        for side in ("L", "U"):
+            got = self._histogram(free, k, side, total)
+            if got is None:
+                return None
+            hist, offset = got
+            base = int(self._bounds(self.prior[1], self.prior[0], k, side)) + sum(
+                int(self._bounds(self.tables[i][1][self.x[i]], self.tables[i][0][self.x[i]],
+                                 k, side)) for i in fixed)
+            # class 1 surely when L > m, possibly when U >= -m
+            first = (m + 1 if side == "L" else -m) - base - offset
+            ones.append(int(hist[max(first, 0):].sum()))
+        lo1, hi1 = ones
+        return (lo1, hi1) if self.c == 1 else (total - hi1, total - lo1)
