@@ -2,6 +2,7 @@
 constructed NBC case whose scaled DP reported [] at precision 1.0 (true: 7/8)."""
 
 import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -118,3 +119,19 @@ def test_checker_against_brute_force(family, seed):
     for s in [set(), set(axp), set(range(len(x)))]:
         lo, hi = counters[1].interval(s)
         assert lo <= Fraction(brute.precision(s)).limit_denominator(10**6) <= hi
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nbc_counts_modulo_coprime_moduli_equal_int64_counts(seed):
+    """Beyond 2**62 points the NBC histograms are kept modulo pairwise coprime moduli; the
+    CRT restores the same integers as plain int64 counts."""
+    from fxai.verify.nbc import PrecisionChecker, _moduli
+
+    model, doms, x, _ = random_model("nbc", seed)
+    plain = PrecisionChecker(model, x, exact_limit=0)
+    crt = PrecisionChecker(model, x, exact_limit=0)
+    crt.moduli = _moduli(2**100)
+    assert len(crt.moduli) == 4 and math.prod(crt.moduli) > 2**100
+    for s in [set(), {0}, set(range(1, len(x)))]:
+        for level in range(3):
+            assert crt.counts(s, level) == plain.counts(s, level)

@@ -75,10 +75,10 @@ class PrecisionChecker(PrecisionCounter):
     ``L ≤ 2**k S ≤ U`` per point. scikit-learn sums each class's terms in float64, off by at
     most ``m`` (``(n + 2) 2**-52`` times the summed magnitudes); a point is surely class 1
     if ``L > 2**k m`` and surely class 0 if ``U < -2**k m``. Exact integer histograms of
-    ``L`` and ``U`` over the free features (Python integers beyond 2**62 points) then
-    bracket the count; level ``j`` uses ``k = 8 + 4 j`` bits while a histogram stays within
-    ``max_columns`` columns. Histograms are cached per (k, free set) and extended feature
-    by feature.
+    ``L`` and ``U`` over the free features (beyond 2**62 points: modulo pairwise coprime
+    moduli, restored exactly by the Chinese remainder theorem) then bracket the count;
+    level ``j`` uses ``k = 8 + 4 j`` bits while a histogram stays within ``max_columns``
+    columns. Histograms are cached per (k, free set) and extended feature by feature.
     """
 
     def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**16,
@@ -93,6 +93,7 @@ class PrecisionChecker(PrecisionCounter):
         size = abs(self.prior).sum() + sum(abs(t).max(axis=1).sum() for t in self.tables)
         self.margin = (n + 2) * 2.0**-52 * float(size)
         self.max_columns = max_columns
+        self.moduli = _moduli(math.prod(len(d) for d in doms))
         self._hist: dict[tuple[int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
 
     @staticmethod
@@ -102,27 +103,39 @@ class PrecisionChecker(PrecisionCounter):
         out = np.floor(a) - np.ceil(b) if side == "L" else np.ceil(a) - np.floor(b)
         return out.astype(np.int64)
 
-    def _histogram(self, free: frozenset[int], k: int, side: str, total: int):
-        """``(counts, offset)``: ``counts[j]`` completions of ``free`` whose summed bound is
-        ``offset + j``; None past ``max_columns``."""
+    def _histogram(self, free: frozenset[int], k: int, side: str):
+        """``(counts, offset)``: ``counts[:, j]`` (one row per modulus) the number of
+        completions of ``free`` whose summed bound is ``offset + j``; None past
+        ``max_columns``."""
         key = (k, side, free)
         if key in self._hist:
             return self._hist[key]
         cached = [f for (kk, ss, f) in self._hist if (kk, ss) == (k, side) and f <= free]
         start = max(cached, key=len, default=frozenset())
-        dtype = np.int64 if total < 2**62 else object
-        hist, offset = self._hist.get((k, side, start), (np.ones(1, dtype=dtype), 0))
+        one = np.ones((max(len(self.moduli), 1), 1), dtype=np.int64)
+        hist, offset = self._hist.get((k, side, start), (one, 0))
         for i in sorted(free - start):
             q = self._bounds(self.tables[i][1], self.tables[i][0], k, side)
-            lo = int(q.min())
-            if hist.size + int(q.max()) - lo > self.max_columns:
+            lo, width = int(q.min()), hist.shape[1]
+            if width + int(q.max()) - lo > self.max_columns:
                 return None
-            out = np.zeros(hist.size + int(q.max()) - lo, dtype=dtype)
+            out = np.zeros((hist.shape[0], width + int(q.max()) - lo), dtype=np.int64)
             for v in q - lo:
-                out[v:v + hist.size] += hist
+                out[:, v:v + width] += hist
+            if self.moduli:
+                out %= np.asarray(self.moduli, dtype=np.int64)[:, None]
             hist, offset = out, offset + lo
         self._hist[key] = (hist, offset)
         return hist, offset
+
+    def _tail(self, hist: np.ndarray, first: int) -> int:
+        """Exact number of completions in columns ``first..`` (CRT over the moduli)."""
+        sums = [int(r[max(first, 0):].sum()) for r in hist]
+        if not self.moduli:
+            return sums[0]
+        big = math.prod(self.moduli)
+        return sum(s * (big // m) * pow(big // m, -1, m) for s, m in zip(sums, self.moduli,
+                                                                          strict=True)) % big
 
     def family_counts(self, fixed: set[int], level: int) -> tuple[int, int] | None:
         if not self.binary:
@@ -133,7 +146,7 @@ class PrecisionChecker(PrecisionCounter):
         m = math.ceil(self.margin * 2.0**k)
         ones = []
         for side in ("L", "U"):
-            got = self._histogram(free, k, side, total)
+            got = self._histogram(free, k, side)
             if got is None:
                 return None
             hist, offset = got
@@ -142,6 +155,20 @@ class PrecisionChecker(PrecisionCounter):
                                  k, side)) for i in fixed)
             # class 1 surely when L > m, possibly when U >= -m
             first = (m + 1 if side == "L" else -m) - base - offset
-            ones.append(int(hist[max(first, 0):].sum()))
+            ones.append(self._tail(hist, first))
         lo1, hi1 = ones
         return (lo1, hi1) if self.c == 1 else (total - hi1, total - lo1)
+
+
+def _moduli(total: int) -> list[int]:
+    """No moduli when counts up to ``total`` fit int64 sums; else pairwise coprime moduli
+    below 2**31 whose product exceeds ``total`` (counts are kept modulo each, exactly
+    restored by the Chinese remainder theorem; a feature's shifted sums stay below 2**63)."""
+    if total < 2**62:
+        return []
+    out, m = [], 2**31 - 1
+    while math.prod(out) <= total:
+        if all(math.gcd(m, o) == 1 for o in out):
+            out.append(m)
+        m -= 2
+    return out

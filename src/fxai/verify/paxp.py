@@ -68,13 +68,14 @@ class PrecisionCounter:
         rel = set(self.relevant)
         return [list(self.domains[i]) if i in rel else [v] for i, v in enumerate(self.x)]
 
-    def interval(self, fixed: Iterable[int]) -> tuple[Fraction, Fraction]:
-        """Bounds on the precision at the finest level (equal when exact)."""
+    def interval(self, fixed: Iterable[int], width: float = 1e-3) -> tuple[Fraction, Fraction]:
+        """Bounds on the precision (equal when exact), refined until they are at most
+        ``width`` apart or at the finest level."""
         fixed = set(fixed)
         level, best = 0, None
         while (c := self.counts(fixed, level)) is not None:
             best, level = c, level + 1
-            if c[0] == c[1]:
+            if c[1] - c[0] <= width * c[2]:
                 break
         lo, hi, total = best
         return Fraction(lo, total), Fraction(hi, total)
