@@ -140,3 +140,35 @@ def test_milp_decides_exactly_within_1e7_of_the_cut(ties, steps):
     assert chk.entails(x, []) == truth
     assert chk.band_queries == int(truth)  # a kept class is proved inside the band
     assert chk.entails(x, [0]) and chk.entails(x, [1])
+
+
+@pytest.mark.parametrize("steps", [-1, 0, 1])
+def test_milp_incumbent_short_of_the_optimum_is_not_trusted(monkeypatch, steps):
+    """HiGHS may stop at an incumbent within its gap of the dual bound. Simulated: the first
+    solve returns the best point with x_0 kept (margin >= 1, no change) beside the true dual
+    bound. The checker must not conclude "entails" from it: the band search decides."""
+    from scipy.optimize import Bounds
+
+    from fxai.models.boosted import tie_band
+    from fxai.verify import boosted as VB
+
+    worst = np.float32(tie_band()[1])
+    for _ in range(abs(steps)):
+        worst = np.nextafter(worst, np.float32(np.inf if steps > 0 else -np.inf))
+    chk = BoostedChecker(near_cut_model(float(worst)), samples=0, enumerate_max=0)
+    real, calls = VB.milp, []
+
+    def short(c, **kw):
+        res = real(c, **kw)
+        calls.append(res)
+        if len(calls) == 1:
+            lo, hi = kw["bounds"].lb.copy(), kw["bounds"].ub.copy()
+            lo[chk._zvar[0, 0]] = hi[chk._zvar[0, 0]] = 0.0  # x_0 >= 0.5, as at x
+            sub = real(c, **{**kw, "bounds": Bounds(lo, hi)})
+            assert sub.fun >= res.mip_dual_bound + 0.5
+            res.x, res.fun = sub.x, sub.fun
+        return res
+
+    monkeypatch.setattr(VB, "milp", short)
+    assert chk.entails([1.0, 1.0], []) == (steps > 0)
+    assert chk.band_queries == 1 and len(calls) >= 2
