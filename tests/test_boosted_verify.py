@@ -172,3 +172,13 @@ def test_milp_incumbent_short_of_the_optimum_is_not_trusted(monkeypatch, steps):
     monkeypatch.setattr(VB, "milp", short)
     assert chk.entails([1.0, 1.0], []) == (steps > 0)
     assert chk.band_queries == 1 and len(calls) >= 2
+
+
+def test_milp_gap_options_reach_highs_without_warnings():
+    """scipy forwards mip_abs_gap to HiGHS, which knows it: no other warning is raised."""
+    import warnings
+
+    chk = BoostedChecker(near_cut_model(0.5), samples=0, enumerate_max=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert chk.entails([1.0, 1.0], [])

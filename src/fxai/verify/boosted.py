@@ -313,8 +313,9 @@ class BoostedChecker:
 
     def _solve(self, cost, lo, hi, extra: list, feasible_only: bool = False):
         """HiGHS with zero gaps; with ``feasible_only``, None when infeasible."""
-        with warnings.catch_warnings():  # mip_abs_gap goes to HiGHS verbatim
-            warnings.filterwarnings("ignore", "Unrecognized options", RuntimeWarning)
+        with warnings.catch_warnings():  # scipy passes mip_abs_gap (a HiGHS option) verbatim
+            warnings.filterwarnings("ignore", r"Unrecognized options detected: \{'mip_abs_gap'\}\. "
+                                    "These will be passed to HiGHS verbatim", RuntimeWarning)
             res = milp(
                 cost, integrality=self._integrality, bounds=Bounds(lo, hi),
                 constraints=[LinearConstraint(self._A, self._lb, self._ub), *extra],
