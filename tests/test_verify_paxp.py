@@ -135,3 +135,21 @@ def test_nbc_counts_modulo_coprime_moduli_equal_int64_counts(seed):
     for s in [set(), {0}, set(range(1, len(x)))]:
         for level in range(3):
             assert crt.counts(s, level) == plain.counts(s, level)
+
+
+def test_multiclass_nbc_counts_by_enumeration_and_says_undecided_beyond():
+    """Three classes: exact by scikit-learn's predict on every completion; past the
+    enumeration limit there is no family count, so no verdict (never a guess)."""
+    from fxai.verify.nbc import PrecisionChecker
+
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 3, size=(90, 4)), rng.integers(0, 3, 90)
+    model = CategoricalNB(min_categories=3).fit(X, y)
+    x = [int(v) for v in X[0]]
+    brute = BruteForceOracle(lambda p: model.predict(np.asarray(p)), [range(3)] * 4, x)
+    p = brute.precision({0})
+    lo, hi = PrecisionChecker(model, x).interval({0})
+    assert float(lo) == float(hi) == p
+    big = PrecisionChecker(model, x, exact_limit=0)
+    assert big.interval({0}) == (0, 1) and big.at_least({0}, 0.5) is None
+    assert check_approx_paxp(big, None, {0}, 0.5)[0] is None

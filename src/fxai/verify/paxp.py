@@ -70,9 +70,9 @@ class PrecisionCounter:
 
     def interval(self, fixed: Iterable[int], width: float = 1e-3) -> tuple[Fraction, Fraction]:
         """Bounds on the precision (equal when exact), refined until they are at most
-        ``width`` apart or at the finest level."""
+        ``width`` apart or at the finest level; (0, 1) when nothing counts."""
         fixed = set(fixed)
-        level, best = 0, None
+        level, best = 0, (0, 1, 1)
         while (c := self.counts(fixed, level)) is not None:
             best, level = c, level + 1
             if c[1] - c[0] <= width * c[2]:
