@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+import xgboost as xgb
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -93,3 +94,91 @@ def test_real_line_milp_agrees_with_enumeration(seed):
     for k in range(len(x) + 1):
         for s in itertools.combinations(range(len(x)), k):
             assert milp.entails(x, s) == enum.entails(x, s)
+
+
+def near_cut_model(worst: float):
+    """Two depth-1 trees on two features, intercept 0: leaves (1, worst) and (1, 0), so
+    XGBoost's margins are 2, 1, 1 + worst and, at the worst point, exactly ``worst``."""
+    import json
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]] * 5, dtype=np.float32)
+    y = np.array([0, 1, 1, 0] * 5)
+    clf = xgb.XGBClassifier(n_estimators=2, max_depth=1, base_score=0.5, n_jobs=1).fit(X, y)
+    doc = json.loads(clf.get_booster().save_raw("json"))
+    trees = doc["learner"]["gradient_booster"]["model"]["trees"]
+    for k, (tree, low) in enumerate(zip(trees, [worst, 0.0], strict=True)):
+        tree["split_indices"] = [k, 0, 0]  # x_k < 0.5: "yes" (low leaf), else 1.0
+        tree["split_conditions"] = [0.5, low, 1.0]
+        tree["base_weights"] = [0.0, low, 1.0]
+    b = xgb.Booster()
+    b.load_model(bytearray(json.dumps(doc).encode()))
+    return b
+
+
+@pytest.mark.parametrize("ties", ["change", "keep"])
+@pytest.mark.parametrize("steps", [-3, -1, 0, 1, 3])
+def test_milp_decides_exactly_within_1e7_of_the_cut(ties, steps):
+    """Worst margin a few float32 steps (each < 4e-9 here, all within 1e-7) from the top
+    of XGBoost's tie band: the MILP path (no enumeration, no sampling) must agree with
+    XGBoost on both sides: a counterexample is the MILP's optimum (scored by XGBoost); the
+    absence of one is proved by the exact band search."""
+    from fxai.models.boosted import tie_band
+
+    hi = np.float32(tie_band()[1])
+    worst = hi
+    for _ in range(abs(steps)):
+        worst = np.nextafter(worst, np.float32(np.inf if steps > 0 else -np.inf))
+    assert abs(float(worst) - float(hi)) < 1e-7
+    b = near_cut_model(float(worst))
+    x = [1.0, 1.0]
+    corner = np.array([[0.0, 0.0]], np.float32)
+    assert b.inplace_predict(corner, predict_type="margin")[0] == worst
+    truth = bool(b.inplace_predict(corner)[0] > 0.5)  # class 1 kept at the worst point
+    assert truth == (steps > 0)
+    chk = BoostedChecker(b, ties=ties, samples=0, enumerate_max=0)
+    assert chk.prediction(x) == 1
+    assert chk.entails(x, []) == truth
+    assert chk.band_queries == int(truth)  # a kept class is proved inside the band
+    assert chk.entails(x, [0]) and chk.entails(x, [1])
+
+
+@pytest.mark.parametrize("steps", [-1, 0, 1])
+def test_milp_incumbent_short_of_the_optimum_is_not_trusted(monkeypatch, steps):
+    """HiGHS may stop at an incumbent within its gap of the dual bound. Simulated: the first
+    solve returns the best point with x_0 kept (margin >= 1, no change) beside the true dual
+    bound. The checker must not conclude "entails" from it: the band search decides."""
+    from scipy.optimize import Bounds
+
+    from fxai.models.boosted import tie_band
+    from fxai.verify import boosted as VB
+
+    worst = np.float32(tie_band()[1])
+    for _ in range(abs(steps)):
+        worst = np.nextafter(worst, np.float32(np.inf if steps > 0 else -np.inf))
+    chk = BoostedChecker(near_cut_model(float(worst)), samples=0, enumerate_max=0)
+    real, calls = VB.milp, []
+
+    def short(c, **kw):
+        res = real(c, **kw)
+        calls.append(res)
+        if len(calls) == 1:
+            lo, hi = kw["bounds"].lb.copy(), kw["bounds"].ub.copy()
+            lo[chk._zvar[0, 0]] = hi[chk._zvar[0, 0]] = 0.0  # x_0 >= 0.5, as at x
+            sub = real(c, **{**kw, "bounds": Bounds(lo, hi)})
+            assert sub.fun >= res.mip_dual_bound + 0.5
+            res.x, res.fun = sub.x, sub.fun
+        return res
+
+    monkeypatch.setattr(VB, "milp", short)
+    assert chk.entails([1.0, 1.0], []) == (steps > 0)
+    assert chk.band_queries == 1 and len(calls) >= 2
+
+
+def test_milp_gap_options_reach_highs_without_warnings():
+    """scipy forwards mip_abs_gap to HiGHS, which knows it: no other warning is raised."""
+    import warnings
+
+    chk = BoostedChecker(near_cut_model(0.5), samples=0, enumerate_max=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert chk.entails([1.0, 1.0], [])

@@ -1,6 +1,7 @@
 """NBC oracle, counting DP, ApproxPAXp and the independent checker against brute force."""
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,7 +12,8 @@ from fxai import oracles
 from fxai.explain.paxp import approx_paxp
 from fxai.models.nbc import XLC, train
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
-from fxai.verify.nbc import PrecisionChecker, check_approx_paxp, check_axp
+from fxai.verify.nbc import PrecisionChecker, check_axp
+from fxai.verify.paxp import check_approx_paxp
 
 
 def random_nbc(seed: int, n: int, max_dom: int = 4):
@@ -76,15 +78,16 @@ def test_counts_exact_for_scaled_model_and_bounds_bracket(seed, n, decimals):
     b_real = brute(model, doms, x)
     rng = np.random.default_rng(seed + 1)
     for s in subsets(n, rng) + [set(), set(range(n))]:
+        space = int(np.prod([doms[i] for i in range(n) if i not in s]))
         if b_scaled.prediction == o.prediction:
-            space = int(np.prod([doms[i] for i in range(n) if i not in s]))
             assert o.count(s) == round(b_scaled.precision(s) * space)
         p = b_real.precision(s)
         lo, hi = o.precision_bounds(s, decimals)
         assert lo - 1e-12 <= p <= hi + 1e-12
-        assert PrecisionChecker(model, x).interval(s) == (p, p)  # exact enumeration
-        lo, hi = PrecisionChecker(model, x, exact_limit=0).interval(s, 3)  # histograms
-        assert lo - 1e-12 <= p <= hi + 1e-12
+        lo, hi = PrecisionChecker(model, x).interval(s)  # enumeration by predict
+        assert float(lo) == float(hi) == p
+        lo, hi = PrecisionChecker(model, x, exact_limit=0).interval(s)  # integer bracket
+        assert lo <= Fraction(round(p * space), space) <= hi
 
 
 def score_gap(o, fixed) -> float:
@@ -154,7 +157,8 @@ def test_approx_paxp_against_brute(seed, n, delta):
             minimal = False
             assert_undecidable(o, kept - {i}, b.precision(kept - {i}))
     p = b.precision(kept)
-    assert check_approx_paxp(PrecisionChecker(model, x), axp, kept, delta) == (minimal, (p, p))
+    ok, (lo, hi) = check_approx_paxp(PrecisionChecker(model, x), axp, kept, delta)
+    assert ok == minimal and float(lo) == float(hi) == p
     # the paper's mode decides with the scaled DP: minimal w.r.t. the scaled model
     paper = approx_paxp(oracles.for_model(model, x), delta, seed=axp, order=order)
     scaled = oracles.for_model(model, x).xlc.scaled(3)

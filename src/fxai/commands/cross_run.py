@@ -23,6 +23,7 @@ from fxai.explain.paxp import approx_paxp
 from fxai.models import load as load_model
 from fxai.oracles.base import Oracle
 from fxai.runfile import RunWriter, load_input
+from fxai.verify.paxp import check_approx_paxp, precision_counter
 
 LOG = logging.getLogger("fxai.cross_run")
 TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
@@ -87,13 +88,14 @@ def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "c
                       "route": "duality" if duality else "marco",
                       "methods_agree": len(sets) == 1}
     if counts(o):
+        sound = hasattr(o, "precision_at_least")  # NBC: the scaled DP is not the model's count
         try:
-            r, t = timed(lambda: approx_paxp(o, delta, seed=axp))
+            r, t = timed(lambda: approx_paxp(o, delta, seed=axp, sound=sound))
         except NotImplementedError as err:  # e.g. real-valued features: no uniform measure
             res["approx_paxp_skipped"] = str(err)
         else:
-            res["approx_paxp"] = {"delta": delta, "features": r.features,
-                                  "precision": r.precision, "time_s": t}
+            res["approx_paxp"] = {"delta": delta, "features": r.features, "sound": sound,
+                                  "precision_algorithm": r.precision, "time_s": t}
     return res
 
 
@@ -107,12 +109,23 @@ def explained(res: dict) -> tuple[list[tuple], list[tuple]]:
 
 
 def verify_record(res: dict, model, x, domains) -> bool:
-    """Every AXp and CXp any algorithm reported, checked by the family's own checker."""
+    """Every AXp and CXp any algorithm reported, checked by the family's own checker; the
+    ApproxPAXp by :func:`fxai.verify.paxp.check_approx_paxp` (a subset of the AXp,
+    precision ≥ δ and below δ after any single removal, counted exactly and independently;
+    the algorithm's own precision, if any, must match). Adds to the ApproxPAXp record the
+    checked ``precision`` (exact, or the midpoint of a bracket of half-width
+    ``precision_err``) and its ``verified`` (None: too close to δ to decide)."""
     axps, cxps = explained(res)
     ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains)
     ok = all(ok_a) and all(ok_c)
-    if "approx_paxp" in res:  # a subset of the instance's AXp (Algorithm 1 starts there)
-        ok = ok and set(res["approx_paxp"]["features"]) <= set(res["axp"]["features"])
+    if "approx_paxp" in res:
+        p = res["approx_paxp"]
+        counter = precision_counter(model, x, domains)
+        p["verified"], (lo, hi) = check_approx_paxp(counter, res["axp"]["features"],
+                                                    p["features"], p["delta"],
+                                                    p["precision_algorithm"])
+        p["precision"], p["precision_err"] = float((lo + hi) / 2), float((hi - lo) / 2)
+        ok = ok and p["verified"] is True
     return bool(ok)
 
 

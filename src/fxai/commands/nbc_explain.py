@@ -15,7 +15,8 @@ from fxai.explain.paxp import approx_paxp
 from fxai.models import nbc
 from fxai.oracles.nbc import NBCOracle
 from fxai.runfile import RunWriter, load_input
-from fxai.verify.nbc import PrecisionChecker, check_approx_paxp, check_axp
+from fxai.verify.nbc import PrecisionChecker, check_axp
+from fxai.verify.paxp import check_approx_paxp
 
 log = logging.getLogger("fxai.nbc")
 
@@ -42,14 +43,17 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     (``dp_unsound``) or reject a removal that keeps precision ≥ δ (``dp_nonminimal``),
     the set is recomputed with the oracle's
     sound decision (error-bounded counting) and the DP's set is kept as ``features_dp``.
-    ``precision`` is the real model's (exact, or the midpoint of a bracket of half-width
-    ``precision_err``).
+    ``precision`` is the real model's, counted by :mod:`fxai.verify.paxp` (exact, or the
+    midpoint of a bracket of half-width ``precision_err``); an untrimmed AXp is verified by
+    counting its precision 1.
     """
     rec: dict = {"delta": delta, "target": target, "trimmed": len(axp) > target}
     if not rec["trimmed"]:
         o = NBCOracle(model, x, decimals)
-        rec.update(features=list(axp), precision=1.0, precision_err=0.0,
-                   precision_dp=o.precision(axp), time_s=0.0, cpu_s=0.0, verified=True,
+        lo, hi = checker.interval(axp)  # an AXp: precision 1, counted independently
+        rec.update(features=list(axp), precision=float((lo + hi) / 2),
+                   precision_err=float((hi - lo) / 2), precision_dp=o.precision(axp),
+                   time_s=0.0, cpu_s=0.0, verified=checker.at_least(axp, 1.0),
                    dp_unsound=False, dp_nonminimal=False, repaired=False)
         return rec
     t0, c0 = time.perf_counter(), time.process_time()
@@ -58,7 +62,8 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     res = approx_paxp(o, delta, seed=axp, order=order)
     t_dp, c_dp = time.perf_counter() - t0, time.process_time() - c0
     ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
-    rec.update(features=res.features, precision=(lo + hi) / 2, precision_err=(hi - lo) / 2,
+    rec.update(features=res.features, precision=float((lo + hi) / 2),
+               precision_err=float((hi - lo) / 2),
                precision_dp=res.precision, passes=res.passes, time_s=t_dp, cpu_s=c_dp,
                dp_unsound=False, dp_nonminimal=False, repaired=False, verified=ok)
     if ok is False:  # the scaled DP decided wrongly somewhere (the set is a subset of the AXp)
@@ -69,7 +74,7 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
         t_sound, c_sound = time.perf_counter() - t0, time.process_time() - c0
         ok2, (lo2, hi2) = check_approx_paxp(checker, axp, sound.features, delta)
         rec.update(features_dp=res.features, features=sound.features,
-                   precision=(lo2 + hi2) / 2, precision_err=(hi2 - lo2) / 2,
+                   precision=float((lo2 + hi2) / 2), precision_err=float((hi2 - lo2) / 2),
                    precision_dp=o.precision(sound.features), time_s=t_dp + t_sound,
                    cpu_s=c_dp + c_sound,
                    repaired=True, verified=ok2)

@@ -16,8 +16,16 @@ its domain values (one binary per value, z_fj = sum of the values below t_j). Th
 is the margin (prediction 1) or minus it (prediction 0). The optimal point is rebuilt from
 z and scored by XGBoost: a counterexample iff its probability changes the class under the
 tie rule above.
-Only an optimum within HiGHS's tolerance (1e-9 absolute gap) of another point of opposite
-sign could be misjudged.
+HiGHS runs with zero relative and absolute gap. Near the class boundary its float64
+objective and tolerances cannot decide, so the decision is exact there: the MILP's optimum
+``o`` and dual bound ``b`` (a bound on every point's objective) are compared with the cut
+``k`` (the objective at which XGBoost's class changes, from the tie band). A point that
+XGBoost scores as a change is a counterexample; ``b > k + band`` proves there is none
+(``band`` bounds XGBoost's float32 rounding and HiGHS's feasibility tolerances, both
+relative to the summed leaf magnitudes); otherwise every leaf combination whose objective
+lies within ``k + band`` is listed by re-solving with an objective cap and a no-good cut per
+combination found, and each is scored by XGBoost: one leaf per tree fixes XGBoost's
+margin, so this decides exactly (``band_queries`` counts such queries).
 
 Shortcuts, each exact or confirmed by XGBoost: a query with few free value combinations
 (<= ``enumerate_max``) is decided by scoring them all; otherwise seeded random points and
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -37,7 +46,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from fxai.models.boosted import reject_missing
+from fxai.models.boosted import change_rule, reject_missing
 
 
 def _as_booster(model):
@@ -87,9 +96,10 @@ class BoostedChecker:
     tried first and the MILP decides when none is a counterexample (0, 0: MILP only)."""
 
     def __init__(self, model, ties: str = "change", domains: Sequence | None = None,
-                 samples: int = 256, sample_seed: int = 0, enumerate_max: int = 4096):
+                 samples: int = 256, sample_seed: int = 0, enumerate_max: int = 4096,
+                 band_max: int = 1000):
         self.samples, self.sample_seed = samples, sample_seed
-        self.enumerate_max = enumerate_max
+        self.enumerate_max, self.band_max, self.band_queries = enumerate_max, band_max, 0
         self._choice_cache: dict[int, np.ndarray] = {}
         self._last: tuple[tuple[float, ...], int] | None = None  # (instance, its class)
         if ties not in ("change", "keep"):
@@ -166,6 +176,9 @@ class BoostedChecker:
         self._zvar, self._wvar, self._nv = zvar, wvar, nv
         self._n_leaf = len(leaf_value)
         self._leaf_value = np.array(leaf_value)
+        largest = df[df["Feature"] == "Leaf"]["Gain"].abs().groupby(df["Tree"]).max()
+        size = abs(self.intercept) + float(largest.sum())
+        self._band = size * (1e-5 + (len(largest) + 2) * 2.0**-23)
         self._A = coo_matrix((vals, (rows, cols)), shape=(len(lb), nv)).tocsr()
         self._lb, self._ub = np.array(lb), np.array(ub)
         self._integrality = np.r_[np.ones(nv - self._n_leaf), np.zeros(self._n_leaf)]
@@ -271,16 +284,52 @@ class BoostedChecker:
         for (f, d), var in self._wvar.items():
             if f in fixed:
                 lo[var] = hi[var] = float(d == x[f])
+        sign = 1.0 if c == 1 else -1.0
         cost = np.zeros(self._nv)
-        cost[self._nv - self._n_leaf:] = self._leaf_value * (1.0 if c == 1 else -1.0)
-        res = milp(
-            cost, integrality=self._integrality, bounds=Bounds(lo, hi),
-            constraints=LinearConstraint(self._A, self._lb, self._ub),
-            options={"mip_rel_gap": 0.0, "presolve": True},
-        )
+        cost[self._nv - self._n_leaf:] = self._leaf_value * sign
+        cut, _ = change_rule(c, self.ties)
+        k = cut - sign * self.intercept  # XGBoost's class may change at objective <= k
+        res = self._solve(cost, lo, hi, [])
+        hit = self._point_changed(x, res.x, fixed, c)
+        if hit is not None or res.mip_dual_bound > k + self._band:
+            return hit
+        self.band_queries += 1
+        cap = LinearConstraint(cost, -np.inf, k + self._band)
+        cuts = [cap]
+        for _ in range(self.band_max):
+            res = self._solve(cost, lo, hi, cuts, feasible_only=True)
+            if res is None:
+                return None  # no leaf combination within the band: none changes the class
+            hit = self._point_changed(x, res.x, fixed, c)
+            if hit is not None:
+                return hit
+            first = self._nv - self._n_leaf
+            picked = first + np.flatnonzero(res.x[first:] > 0.5)
+            row = np.zeros(self._nv)
+            row[picked] = 1.0
+            cuts.append(LinearConstraint(row, -np.inf, len(picked) - 1))
+        raise RuntimeError(f"more than {self.band_max} leaf combinations within {self._band:g} "
+                           "of the class boundary: cannot decide exactly")
+
+    def _solve(self, cost, lo, hi, extra: list, feasible_only: bool = False):
+        """HiGHS with zero gaps; with ``feasible_only``, None when infeasible."""
+        with warnings.catch_warnings():  # scipy passes mip_abs_gap (a HiGHS option) verbatim
+            warnings.filterwarnings("ignore", r"Unrecognized options detected: \{'mip_abs_gap'\}\. "
+                                    "These will be passed to HiGHS verbatim", RuntimeWarning)
+            res = milp(
+                cost, integrality=self._integrality, bounds=Bounds(lo, hi),
+                constraints=[LinearConstraint(self._A, self._lb, self._ub), *extra],
+                options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0, "presolve": True},
+            )
+        if feasible_only and res.status == 2:
+            return None
         if res.status != 0:
             raise RuntimeError(f"MILP failed: {res.message}")
-        z = np.round(res.x).astype(int)
+        return res
+
+    def _point_changed(self, x: list[float], sol: np.ndarray, fixed: set[int], c: int):
+        """The point a MILP solution encodes, if XGBoost scores it as a change."""
+        z = np.round(sol).astype(int)
         point = list(x)
         for f in self.used:
             if f in fixed:

@@ -7,11 +7,12 @@ Works on the fitted scikit-learn ``CategoricalNB`` itself:
   ``predict`` is asked about those points (and about the points with each explanation
   feature also freed, for subset-minimality). Near a tie, where scikit-learn's float
   rounding decides, it is asked about every completion.
-* Precision: exact by scikit-learn's ``predict`` on every completion when there are few;
-  else bracketed, per rival ``j``, by histograms of the real-valued score difference
-  with values rounded down / up at a fine resolution (refined when the bracket contains
-  the threshold δ), combined as ``(1 - Σ_j (1 - lo_j), min_j hi_j)`` (exact bounds of
-  an intersection; equal to the pair's for two classes).
+* Precision (:class:`PrecisionChecker`): counted by scikit-learn's ``predict`` on every
+  completion when there are few, else (binary models) bracketed by exact integer counts of
+  the class-score difference with every log-probability rounded down / up to a multiple
+  of ``2**-k`` (refined while the bracket contains δ) and a margin for the rounding of
+  scikit-learn's own float64 sums; with more than two classes and more completions, no
+  verdict (``None``) rather than a guess.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from collections.abc import Iterable
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 
+from fxai.verify.paxp import PrecisionCounter
+
 BRUTE_LIMIT = 2**16  # completions predicted one by one near a tie (a set's free space)
+# finest bracket 2**-60: beyond, the margin for scikit-learn's float64 sums dominates, so a
+# point that close to a tie stays undecided (no verdict) instead of refining for ever
+MAX_LEVEL = 13
 
 
 def _predict_one(model: CategoricalNB, x) -> int:
@@ -104,118 +110,110 @@ def check_axp(model: CategoricalNB, x, xp: Iterable[int]) -> bool:
     return bool(ok[0] and not any(ok[1:]))
 
 
-class PrecisionChecker:
-    """Precision of fixed sets for one instance of an NBC.
+class PrecisionChecker(PrecisionCounter):
+    """Exact precision counts of a ``CategoricalNB`` at ``x`` (:mod:`fxai.verify.paxp`).
 
-    ``interval(fixed)`` returns ``(lo, hi)`` with ``lo ≤ precision ≤ hi``: exact
-    (``lo == hi``) by scikit-learn's ``predict`` on every completion when the free space
-    has at most ``exact_limit`` points; otherwise, per rival class, by two histograms of
-    the summed real-valued class-score difference at resolution ``10**-decimals``, one with
-    every value rounded down and one rounded up (they bracket the true count of "the
-    predicted class beats this rival"), combined over the rivals as ``(1 - Σ(1 - lo_j),
-    min hi_j)``. Histograms are cached per free set and extended feature by feature.
+    Up to ``exact_limit`` completions: scikit-learn's ``predict`` on each. Beyond (binary
+    models only): the class-1 score difference ``S`` is a sum of float64 log-probabilities,
+    each an exact dyadic rational, so ``floor``/``ceil`` of ``p · 2**k`` bound every term by
+    integers (exactly: scaling by a power of two is exact) and give integers
+    ``L ≤ 2**k S ≤ U`` per point. scikit-learn sums each class's terms in float64, off by at
+    most ``m`` (``(n + 2) 2**-52`` times the summed magnitudes); a point is surely class 1
+    if ``L > 2**k m`` and surely class 0 if ``U < -2**k m``. Exact integer histograms of
+    ``L`` and ``U`` over the free features (beyond 2**62 points: modulo pairwise coprime
+    moduli, restored exactly by the Chinese remainder theorem) then bracket the count;
+    level ``j`` uses ``k = 8 + 4 j`` bits while a histogram stays within ``max_columns``
+    columns. Histograms are cached per (k, free set) and extended feature by feature.
     """
 
-    def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**20):
-        self.adv = _Adversary(model, x)
-        self.model, self.x, self.c = model, self.adv.x, self.adv.c
-        self.exact_limit = exact_limit
-        self._exact_cache: dict[frozenset[int], float] = {}
-        self._hist: dict[tuple[int, int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
+    def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**16,
+                 max_columns: int = 2**22):
+        n = int(model.n_features_in_)
+        doms = [list(range(t.shape[1])) for t in model.feature_log_prob_]
+        super().__init__(model.predict, [int(v) for v in x], doms, range(n), exact_limit)
+        self.binary = len(model.classes_) == 2
+        self.c = int(np.searchsorted(model.classes_, self.prediction))
+        self.tables = [np.asarray(t, dtype=float) for t in model.feature_log_prob_]
+        self.prior = np.asarray(model.class_log_prior_, dtype=float)
+        size = abs(self.prior).sum() + sum(abs(t).max(axis=1).sum() for t in self.tables)
+        self.margin = (n + 2) * 2.0**-52 * float(size)
+        self.max_columns = max_columns
+        self.moduli = _moduli(math.prod(len(d) for d in doms))
+        self._hist: dict[tuple[int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
 
-    def _base(self, k: int, fixed: set[int]) -> float:
-        return self.adv.prior[k] + sum(float(self.adv.diffs[k][i][self.x[i]]) for i in fixed)
+    @staticmethod
+    def _bounds(row1, row0, k: int, side: str) -> np.ndarray:
+        """Integer bounds on ``(row1 - row0) · 2**k``: lower (``side="L"``) or upper."""
+        a, b = np.ldexp(np.asarray(row1, float), k), np.ldexp(np.asarray(row0, float), k)
+        out = np.floor(a) - np.ceil(b) if side == "L" else np.ceil(a) - np.floor(b)
+        return out.astype(np.int64)
 
-    def _exact(self, fixed: set[int], free: list[int], chunk: int = 2**16) -> float:
-        key = frozenset(fixed)
-        if key not in self._exact_cache:
-            self._exact_cache[key] = self._count(free, chunk)
-        return self._exact_cache[key]
-
-    def _count(self, free: list[int], chunk: int) -> float:
-        sizes = [self.adv.sizes[i] for i in free]
-        space = math.prod(sizes)
-        hits = 0
-        for start in range(0, space, chunk):
-            flat = np.arange(start, min(start + chunk, space))
-            pts = np.tile(np.asarray(self.x), (len(flat), 1))
-            for i, size in zip(free[::-1], sizes[::-1], strict=True):  # mixed radix
-                pts[:, i], flat = flat % size, flat // size
-            pred = np.searchsorted(self.model.classes_, self.model.predict(pts))
-            hits += int(np.count_nonzero(pred == self.c))
-        return hits / space
-
-    def _histogram(self, k: int, free: frozenset[int], decimals: int, side: str):
-        """``(probabilities, offset)``: P(Σ_free r(d_i) = offset + k) for integer-rounded
-        ``r = floor`` or ``ceil`` of rival ``k``'s ``d_i · 10**decimals``."""
-        key = (k, decimals, side, free)
+    def _histogram(self, free: frozenset[int], k: int, side: str):
+        """``(counts, offset)``: ``counts[:, j]`` (one row per modulus) the number of
+        completions of ``free`` whose summed bound is ``offset + j``; None past
+        ``max_columns``."""
+        key = (k, side, free)
         if key in self._hist:
             return self._hist[key]
-        cached = [h[3] for h in self._hist if h[:3] == (k, decimals, side) and h[3] <= free]
+        cached = [f for (kk, ss, f) in self._hist if (kk, ss) == (k, side) and f <= free]
         start = max(cached, key=len, default=frozenset())
-        hist, offset = self._hist.get((k, decimals, side, start), (np.ones(1), 0))
-        rnd = np.floor if side == "floor" else np.ceil
+        one = np.ones((max(len(self.moduli), 1), 1), dtype=np.int64)
+        hist, offset = self._hist.get((k, side, start), (one, 0))
         for i in sorted(free - start):
-            q = rnd(self.adv.diffs[k][i] * 10.0**decimals).astype(np.int64)
-            lo = int(q.min())
-            out = np.zeros(hist.size + int(q.max()) - lo)
+            q = self._bounds(self.tables[i][1], self.tables[i][0], k, side)
+            lo, width = int(q.min()), hist.shape[1]
+            if width + int(q.max()) - lo > self.max_columns:
+                return None
+            out = np.zeros((hist.shape[0], width + int(q.max()) - lo), dtype=np.int64)
             for v in q - lo:
-                out[v:v + hist.size] += hist / q.size
+                out[:, v:v + width] += hist
+            if self.moduli:
+                out %= np.asarray(self.moduli, dtype=np.int64)[:, None]
             hist, offset = out, offset + lo
-        if hist.size <= 2_000_000:  # keep memory bounded; finer histograms are rare
-            self._hist[key] = (hist, offset)
+        self._hist[key] = (hist, offset)
         return hist, offset
 
-    def _p_beats(self, k: int, fixed: set[int], free: frozenset[int], decimals: int,
-                 side: str) -> float:
-        """P(base + Σ r(d_i)·10**-decimals > 0), or ``≥ 0`` when the rival comes later
-        (the first class wins a tie): a lower (floor) or upper (ceil) bound of the
-        probability that the predicted class beats rival ``k``."""
-        hist, offset = self._histogram(k, free, decimals, side)
-        scaled = -self._base(k, fixed) * 10.0**decimals
-        strict = self.adv.rivals[k] < self.c
-        need = (int(np.floor(scaled)) + 1 if strict else int(np.ceil(scaled))) - offset
-        return float(hist[max(need, 0):].sum())
+    def _tail(self, hist: np.ndarray, first: int) -> int:
+        """Exact number of completions in columns ``first..`` (CRT over the moduli)."""
+        sums = [int(r[max(first, 0):].sum()) for r in hist]
+        if not self.moduli:
+            return sums[0]
+        big = math.prod(self.moduli)
+        return sum(s * (big // m) * pow(big // m, -1, m) for s, m in zip(sums, self.moduli,
+                                                                          strict=True)) % big
 
-    def interval(self, fixed: Iterable[int], decimals: int = 3) -> tuple[float, float]:
-        fixed = set(fixed)
-        free = [i for i in range(len(self.x)) if i not in fixed]
-        if np.prod([float(self.adv.sizes[i]) for i in free]) <= self.exact_limit:
-            p = self._exact(fixed, free)
-            return p, p
-        los = [self._p_beats(k, fixed, frozenset(free), decimals, "floor")
-               for k in range(len(self.adv.rivals))]
-        his = [self._p_beats(k, fixed, frozenset(free), decimals, "ceil")
-               for k in range(len(self.adv.rivals))]
-        return max(0.0, 1.0 - sum(1.0 - p for p in los)), min(his)
-
-    def at_least(self, fixed: Iterable[int], delta: float,
-                 decimals: tuple[int, ...] = (3, 4, 5)) -> bool | None:
-        """Whether precision ≥ δ; None if the finest resolution still brackets δ."""
-        fixed = set(fixed)
-        for d in decimals:
-            lo, hi = self.interval(fixed, d)
-            if lo >= delta:
-                return True
-            if hi < delta:
-                return False
-        return None
+    def family_counts(self, fixed: set[int], level: int) -> tuple[int, int] | None:
+        if not self.binary or level > MAX_LEVEL:
+            return None
+        k = 8 + 4 * level
+        free = frozenset(range(len(self.x))) - fixed
+        total = math.prod(len(self.domains[i]) for i in free)
+        m = math.ceil(self.margin * 2.0**k)
+        ones = []
+        for side in ("L", "U"):
+            got = self._histogram(free, k, side)
+            if got is None:
+                return None
+            hist, offset = got
+            base = int(self._bounds(self.prior[1], self.prior[0], k, side)) + sum(
+                int(self._bounds(self.tables[i][1][self.x[i]], self.tables[i][0][self.x[i]],
+                                 k, side)) for i in fixed)
+            # class 1 surely when L > m, possibly when U >= -m
+            first = (m + 1 if side == "L" else -m) - base - offset
+            ones.append(self._tail(hist, first))
+        lo1, hi1 = ones
+        return (lo1, hi1) if self.c == 1 else (total - hi1, total - lo1)
 
 
-def check_approx_paxp(checker: PrecisionChecker, axp: Iterable[int], xp: Iterable[int],
-                      delta: float) -> tuple[bool | None, tuple[float, float]]:
-    """``(verified, (lo, hi))`` for an ApproxPAXp ``xp`` grown from AXp ``axp``: it must be a
-    subset of the AXp, have precision ≥ δ, and every single removal must fall below δ.
-    ``verified`` is None when a precision lies too close to δ to decide; ``(lo, hi)``
-    brackets the precision of ``xp``."""
-    xp = set(xp)
-    bounds = checker.interval(xp)
-    if not xp <= set(axp):
-        return False, bounds
-    first = checker.at_least(xp, delta)
-    if first is not True:
-        return first, bounds
-    drops = [checker.at_least(xp - {i}, delta) for i in sorted(xp)]
-    if any(d is True for d in drops):
-        return False, bounds
-    return (None if any(d is None for d in drops) else True), bounds
+def _moduli(total: int) -> list[int]:
+    """No moduli when counts up to ``total`` fit int64 sums; else pairwise coprime moduli
+    below 2**31 whose product exceeds ``total`` (counts are kept modulo each, exactly
+    restored by the Chinese remainder theorem; a feature's shifted sums stay below 2**63)."""
+    if total < 2**62:
+        return []
+    out, m = [], 2**31 - 1
+    while math.prod(out) <= total:
+        if all(math.gcd(m, o) == 1 for o in out):
+            out.append(m)
+        m -= 2
+    return out
