@@ -44,7 +44,8 @@ def test_readme_library_example_runs(capsys):
     assert blocks, "README.md has no ```python block"
     namespace: dict = {}
     exec(compile(blocks[0], "README.md", "exec"), namespace)
-    out = capsys.readouterr().out
-    assert "axp" in out and "cxp" in out, out
+    out = capsys.readouterr().out.splitlines()
+    assert {line.split()[1] for line in out[:-1]} == {"axp", "cxp"}, out  # the comment's kinds
+    assert out[-1] == str(namespace["m"].switched_at)
     ffa, complete = namespace["explain"].ffa(namespace["o"], time_limit=60)
     assert complete and ffa and max(ffa.values()) <= 1.0
