@@ -13,6 +13,7 @@ from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
 from fxai import explain, oracles
+from fxai.explain import marco
 from fxai.oracles import registry
 
 
@@ -113,6 +114,25 @@ def test_each_enumeration_counts_its_own_oracle_calls(data):
     n = m.oracle_calls
     list(explain.enumerate_xps(o))
     assert m.oracle_calls == n
+
+
+def _drained(m):
+    list(m)
+    return m
+
+
+@pytest.mark.parametrize("run", [
+    lambda o, **kw: explain.all_xps(o, time_limit=1, **kw).complete,
+    lambda o, **kw: explain.ffa(o, time_limit=1, **kw)[1],
+    lambda o, **kw: _drained(explain.enumerate_xps(o, time_limit=1, **kw)).complete,
+], ids=["all_xps", "ffa", "enumerate_xps"])
+def test_time_limits_are_cpu_seconds_unless_wall_is_asked(data, monkeypatch, run):
+    X, y = data
+    o = oracles.for_model(CategoricalNB().fit(X, y), X[0])  # MARCO, not duality
+    ticks = iter(range(0, 10**6, 100))  # a CPU clock that jumps 100 s per reading
+    monkeypatch.setitem(marco.CLOCKS, "cpu", lambda: next(ticks))
+    assert not run(o)  # the default clock (cpu) hit the 1 s limit at once
+    assert run(o, clock="wall")  # the wall clock did not
 
 
 def test_clock_names_are_checked(data):

@@ -44,7 +44,44 @@ def test_readme_library_example_runs(capsys):
     assert blocks, "README.md has no ```python block"
     namespace: dict = {}
     exec(compile(blocks[0], "README.md", "exec"), namespace)
-    out = capsys.readouterr().out
-    assert "axp" in out and "cxp" in out, out
+    out = capsys.readouterr().out.splitlines()
+    assert {line.split()[1] for line in out[:-1]} == {"axp", "cxp"}, out  # the comment's kinds
+    assert out[-1] == str(namespace["m"].switched_at)
     ffa, complete = namespace["explain"].ffa(namespace["o"], time_limit=60)
     assert complete and ffa and max(ffa.values()) <= 1.0
+
+
+MULTI = {"--forcerun", "-R", "--until", "-U", "--omit-from", "-O", "--configfile",
+         "--configfiles", "--config", "-C", "--allowed-rules"}  # snakemake nargs="+"
+
+
+def snakemake_commands() -> list[tuple[str, list[str]]]:
+    """(file, tokens) of every snakemake command in a shell block of README and docs/."""
+    import shlex
+
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for block in re.findall(r"```(?:sh|bash|console)\n(.*?)```", page.read_text(), re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                tokens = shlex.split(line, comments=True)
+                if any(t.endswith("snakemake") or t == "$S" for t in tokens):
+                    found.append((page.name, tokens))
+    return found
+
+
+def test_snakemake_targets_are_not_swallowed_by_options():
+    """A target after an option that takes several values (``--forcerun RULE``) is read as
+    one more value of it, so the command plans the whole workflow: ``--`` must come first."""
+    cmds = snakemake_commands()
+    assert any("--forcerun" in t or "-R" in t for _, t in cmds)  # the test sees them
+    bad = []
+    for page, tokens in cmds:
+        taking = False
+        for t in tokens:
+            if t == "--" or (t.startswith("-") and t not in MULTI):
+                taking = False
+            elif t in MULTI:
+                taking = True
+            elif taking and t.startswith(("results/", "data/")):
+                bad.append((page, " ".join(tokens)))
+    assert not bad, bad

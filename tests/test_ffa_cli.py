@@ -83,6 +83,17 @@ def test_bad_model_exits_nonzero_naming_it(tiny, fxai_cli, name, text):
     assert not out.parent.exists()  # nothing written, not even a partial
 
 
+def test_instance_out_of_range_exits_nonzero_without_traceback(tiny, fxai_cli):
+    out = tiny / "range" / "0.json"
+    code, err = fxai_cli("ffa-run", "--model", tiny / "model.json", "--data", tiny / "toy.csv",
+                         "--split", tiny / "split.json", "--instance", "500", "--method",
+                         "marco-a", "--time-limit", "5", "--out", out)
+    assert code == 1 and "Traceback" not in err
+    assert (f"--instance 500 with split {tiny / 'split.json'}: instance index 500 out of "
+            "range: the test split has 40 rows (use 0..39)") in err
+    assert not out.parent.exists()
+
+
 def test_nothing_checked_is_not_verified(tiny):
     rec = {"dataset": "toy", "method": "marco-a", "instance": 160, "k": 0, "x": [0.0] * 5,
            "axps": [], "cxps": [], "status": "timeout", "complete": False}

@@ -23,6 +23,7 @@ import numpy as np
 
 from fxai import explain, oracles
 from fxai.cli import count, nonnegative, positive, positive_int
+from fxai.data.errors import DataError
 from fxai.data.prepared import load, load_split
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
@@ -107,7 +108,11 @@ def run(args: argparse.Namespace) -> int:
     data_path = Path(args.data)
     data = load(data_path.stem, data_path.parent)  # checked against its recorded checksum
     _, test = load_split(args.split)
-    row = pick_instance(test, args.instance, args.seed)
+    try:
+        row = pick_instance(test, args.instance, args.seed)
+    except ValueError as e:
+        raise DataError(f"--instance {args.instance} with split {args.split}: {e} "
+                        f"(use 0..{len(test) - 1})") from None
     x = data.X[row]
     model = load_model(args.model, n_features=len(x))
     record = {"code_version": code_version(),  # first: provenance reads only a record's start

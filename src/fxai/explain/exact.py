@@ -93,13 +93,14 @@ def has_duality(o: Oracle) -> bool:
     return isinstance(o, XpGOracle) and o.graph.is_tree()
 
 
-def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "wall",
+def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "cpu",
             target: str = "axp") -> AllXps:
     """Every AXp and CXp of the oracle's instance by the fastest exact route.
 
     Trees (see :func:`has_duality`) use duality: exact and complete whatever the time
     limit. Other oracles run MARCO with ``target`` under ``time_limit`` seconds of
-    ``clock`` (``"wall"`` or ``"cpu"``); ``complete`` says whether it finished.
+    ``clock`` (``"cpu"``, the default: process CPU time, or ``"wall"``); ``complete`` says
+    whether it finished.
 
     Examples
     --------

@@ -32,8 +32,8 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
 
     Trees (:func:`~fxai.explain.exact.has_duality`) take the exact duality route, always
     complete. Other oracles run MARCO, exact when ``complete`` is true (every AXp found
-    within the time limit). ``target`` and the keywords go to
-    :class:`~fxai.explain.marco.Marco`.
+    within the time limit: seconds of CPU time by default, ``clock="wall"`` for the wall
+    clock). ``target`` and the keywords go to :class:`~fxai.explain.marco.Marco`.
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
 

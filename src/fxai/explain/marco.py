@@ -54,8 +54,9 @@ class Marco:
     ``switched_at`` (seconds, or None), ``axps``, ``cxps``.
 
     ``target`` is ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S, with
-    ``switch`` deciding when; default :class:`SwitchRule`). ``clock`` stamps events with
-    ``"wall"`` or process ``"cpu"`` seconds.
+    ``switch`` deciding when; default :class:`SwitchRule`). ``clock`` stamps events and
+    bounds ``time_limit`` with process ``"cpu"`` seconds (the default, as the workflow) or
+    ``"wall"`` seconds.
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
     pre-pass) and records those found before the hitting-set loop. ``solver`` must name
     MinisatGH (see the module docstring); any other solver is a ``ValueError``.
@@ -92,7 +93,7 @@ class Marco:
         target: str = "axp",
         time_limit: float | None = None,
         switch: SwitchRule | None = None,
-        clock: str = "wall",
+        clock: str = "cpu",
         solver: str = "mgh",
         unit_cxps: bool = False,
     ):
@@ -200,12 +201,13 @@ class Marco:
 
 
 def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None,
-                  clock: str = "wall", **kw) -> Marco:
+                  clock: str = "cpu", **kw) -> Marco:
     """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
 
     ``target``: ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S);
-    ``time_limit`` and the event times are seconds of ``clock``: ``"wall"`` (the default,
-    ``time.perf_counter``) or ``"cpu"`` (``time.process_time``, as the FFA runs use).
+    ``time_limit`` and the event times are seconds of ``clock``: ``"cpu"`` (the default,
+    ``time.process_time``: the process's CPU time, as the workflow uses, so a busy machine
+    does not eat the limit) or ``"wall"`` (``time.perf_counter``).
     Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
     ``enumerate`` if imported bare: import this name then).
 

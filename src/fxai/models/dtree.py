@@ -11,7 +11,8 @@ their path are dropped, so every path is consistent).
 scikit-learn casts inputs to float32 and sends x left iff ``float32(x) <= t``. The graph
 keeps float64 values, so each threshold t becomes the largest float64 value whose float32
 rounding is <= t (:func:`float32_cut`): the graph routes every float64 point exactly as
-``clf.predict`` does.
+``clf.predict`` does. A missing value (NaN), which scikit-learn routes by
+``tree_.missing_go_to_left``, is no domain value: NaN in a domain is a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -141,6 +142,11 @@ def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -
     domains = list(domains) if domains is not None else [None] * n_feat
     if len(domains) != n_feat:
         raise ValueError(f"{len(domains)} domains for a tree over {n_feat} features")
+    for f, d in enumerate(domains):
+        if d is not None and any(isinstance(v, float) and math.isnan(v) for v in d):
+            raise ValueError(f"the domain of feature {f} contains NaN: 'missing' is no domain "
+                             "value (scikit-learn routes it by missing_go_to_left, which the "
+                             "graph does not model; see docs/semantics.md)")
     full = [ValueSet(frozenset(d)) if d is not None else Interval() for d in domains]
     nodes: list[Node | None] = [None] * t.node_count
     stack: list[tuple[int, dict[int, object]]] = [(0, {})]

@@ -42,6 +42,7 @@ class Oracle(ABC):
     instance: Sequence
     prediction: object
     calls: int = 0
+    feature_names: Sequence[str] | None = None  # set by ``for_model``; see ``explain.names``
 
     @property
     def features(self) -> list[int]:

@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Sequence
 
 from fxai.oracles.base import Oracle
+from fxai.oracles.instance import resolve
 
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier or CategoricalNB, XGBoost Booster or "
              "XGBClassifier (binary:logistic), fxai DecisionGraph, OBDD, Ensemble or XLC")
@@ -132,10 +133,13 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     """The oracle for ``model`` at instance ``x`` (one row of feature values).
 
     ``model``: see ``SUPPORTED``; each is converted once (:func:`prepare`, cached while
-    the object lives). Keywords go to the oracle: ``domains`` (per feature a list of
-    values, or None for a real one) for trees and boosted trees, ``ties`` for boosted
-    trees, ``decimals`` for naive Bayes. The first boosted oracle of a process loads
-    compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does that up front.
+    the object lives). ``x``: a Series or dict by feature name, a 1-row DataFrame or a
+    row of values; ``domains`` may be a DataFrame (its categorical, boolean and integer
+    columns give finite domains); the oracle's ``feature_names`` are the model's (or the
+    frame's), see :mod:`fxai.oracles.instance`. Keywords go to the oracle: ``domains``
+    (per feature a list of values, or None for a real one) for trees and boosted trees,
+    ``ties`` for boosted trees, ``decimals`` for naive Bayes. The first boosted oracle of
+    a process loads compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does that up front.
 
     Examples
     --------
@@ -152,9 +156,12 @@ DecisionTreeClassifier or CategoricalNB, XGBoost Booster or XGBClassifier \
 (binary:logistic), fxai DecisionGraph, OBDD, Ensemble or XLC
     """
     _load_builtin()
+    x, kwargs, names = resolve(model, x, kwargs)
     converted = _converted(model, kwargs.get("domains"))
     for accepts, build in _BUILDERS:
         if accepts(converted):
-            return build(converted, x, **kwargs)
+            oracle = build(converted, x, **kwargs)
+            oracle.feature_names = names
+            return oracle
     raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                     f"supported: {SUPPORTED}")

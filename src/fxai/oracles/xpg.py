@@ -43,6 +43,10 @@ class ExplanationGraph:
         if len(self.instance) != graph.n_features:
             raise ValueError(f"instance has {len(self.instance)} values, the graph "
                              f"{graph.n_features} features")
+        nan = [f for f, v in enumerate(self.instance) if isinstance(v, float) and v != v]
+        if nan:
+            raise ValueError(f"instance has missing values (NaN) at features {nan}: not "
+                             "supported (no domain contains 'missing'; see docs/semantics.md)")
         self.prediction = graph.predict_one(self.instance)
         n = len(graph.nodes)
         self.root = graph.root
