@@ -14,8 +14,8 @@ A user names the function in the config as ``module:function`` (:func:`load_scor
 Both built-ins are seeded and deterministic: ``shap_score`` uses ``shap.TreeExplainer``
 (path-dependent, no sampling) for scikit-learn trees and forests and XGBoost models, and
 ``shap.explainers.Exact`` over the background (``Independent`` masker) for the others;
-``lime_score`` builds a ``LimeTabularExplainer`` with every feature declared categorical
-and ``random_state=seed``.
+``lime_score`` builds a ``LimeTabularExplainer`` with every feature declared categorical,
+no feature selection (a weight for every feature) and ``random_state=seed``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 Score = Callable[..., Sequence[float]]
+
+
+class ScoreError(ValueError):
+    """A user score that cannot be loaded or returned something other than one finite
+    number per feature (the message names the score)."""
 
 
 def _graph_model(model):
@@ -69,6 +74,26 @@ def probabilities(model) -> tuple[Callable[[np.ndarray], np.ndarray], list]:
     raise TypeError(f"no class probabilities for a model of type {type(model).__name__}")
 
 
+def predictor(model, domains=None) -> Callable[[np.ndarray], np.ndarray]:
+    """A vectorised class predictor (rows of a 2-D array -> classes) for any model
+    :func:`fxai.oracles.for_model` accepts: the converted model's own ``predict``
+    (:func:`fxai.oracles.prepare`; an OBDD through its decision graph).
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> clf = DecisionTreeClassifier().fit([[0], [1]], [0, 1])
+    >>> predictor(clf, [[0, 1]])(np.array([[1], [0]])).tolist()
+    [1, 0]
+    """
+    from fxai.oracles import prepare
+
+    conv = _graph_model(prepare(model, domains))
+    if not hasattr(conv, "predict"):
+        raise TypeError(f"a model of type {type(model).__name__} has no predict")
+    return conv.predict
+
+
 def _two(p1: np.ndarray) -> np.ndarray:
     return np.column_stack([1 - p1, p1])
 
@@ -100,25 +125,58 @@ def shap_score(model, background, x, feature_names, seed: int = 0) -> list[float
     >>> [round(v, 3) for v in shap_score(clf, X, [1, 0], ["a", "b"])]
     [0.5, 0.0]
     """
-    import shap
-
     x = np.asarray(x, dtype=float)
-    bg = np.asarray(background, dtype=float)
     f, k = predicted_column(model, x)
+    explainer = _shap_explainer(model, background, len(x), seed)
     if _is_tree_model(model):
-        values = np.asarray(shap.TreeExplainer(model).shap_values(x[None]))
+        values = np.asarray(explainer.shap_values(x[None]))
         if values.ndim == 3:  # (1, features, classes)
             return values[0, :, k].tolist()
         return (values[0] if k == 1 else -values[0]).tolist()
     fk = _column(f, k)
-    masker = shap.maskers.Independent(bg, max_samples=len(bg))
-    if len(x) <= 12:
-        explainer = shap.explainers.Exact(fk, masker)
-        out = explainer(x[None])
+    if len(x) <= EXACT_FEATURES:
+        out = explainer(x[None], fk)
     else:
-        explainer = shap.explainers.Permutation(fk, masker, seed=seed)
-        out = explainer(x[None], max_evals=max(500, 2 * len(x) + 1), silent=True)
+        out = explainer(x[None], fk, max_evals=max(500, 2 * len(x) + 1), silent=True)
     return np.asarray(out.values[0], dtype=float).tolist()
+
+
+EXACT_FEATURES = 12  # shap's Exact explainer up to this many features, else Permutation
+_EXPLAINERS: dict = {}  # (id(model), id(background), seed) -> (model, background, explainer)
+
+
+def _shap_explainer(model, background, n: int, seed: int):
+    """One shap explainer per (model, background) object pair, reused across instances (a
+    TreeExplainer reads the trees once; the model-agnostic ones take the function per call,
+    through a masker over the whole background)."""
+    import shap
+
+    key = (id(model), id(background), seed)
+    hit = _EXPLAINERS.get(key)
+    if hit is not None and hit[0] is model and hit[1] is background:
+        return hit[2]
+    if _is_tree_model(model):
+        explainer = shap.TreeExplainer(model)
+    else:
+        bg = np.asarray(background, dtype=float)
+        masker = shap.maskers.Independent(bg, max_samples=len(bg))
+        kind = shap.explainers.Exact if n <= EXACT_FEATURES else shap.explainers.Permutation
+        explainer = _Agnostic(kind, masker, seed)
+    if len(_EXPLAINERS) >= 8:
+        _EXPLAINERS.clear()
+    _EXPLAINERS[key] = (model, background, explainer)
+    return explainer
+
+
+class _Agnostic:
+    """A model-agnostic shap explainer built per class function, on a shared masker."""
+
+    def __init__(self, kind, masker, seed: int):
+        self.kind, self.masker, self.seed = kind, masker, seed
+
+    def __call__(self, X, fn, **kw):
+        extra = {"seed": self.seed} if self.kind.__name__ == "PermutationExplainer" else {}
+        return self.kind(fn, self.masker, **extra)(X, **kw)
 
 
 def _column(f, k: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -146,7 +204,7 @@ def lime_score(model, background, x, feature_names, seed: int = 0,
     explainer = LimeTabularExplainer(
         bg, mode="classification", feature_names=list(feature_names),
         categorical_features=list(range(len(x))), discretize_continuous=False,
-        random_state=seed)
+        feature_selection="none", random_state=seed)
     exp = explainer.explain_instance(x, lambda X: f(np.asarray(X, dtype=float)), labels=(k,),
                                      num_features=len(x), num_samples=samples)
     out = [0.0] * len(x)
@@ -156,8 +214,8 @@ def lime_score(model, background, x, feature_names, seed: int = 0,
 
 
 def load_score(spec: str) -> Score:
-    """The function named ``module:function`` (a user's score); ValueError naming ``spec``
-    when it cannot be imported or is not callable.
+    """The function named ``module:function`` (a user's score); :class:`ScoreError` naming
+    ``spec`` when it cannot be imported or is not callable.
 
     Examples
     --------
@@ -166,24 +224,23 @@ def load_score(spec: str) -> Score:
     >>> load_score("no_such_module_xyz:f")
     Traceback (most recent call last):
     ...
-    ValueError: score 'no_such_module_xyz:f': cannot import module 'no_such_module_xyz' \
-(No module named 'no_such_module_xyz')
+    fxai.attribution.heuristic.ScoreError: score 'no_such_module_xyz:f': cannot import ...
     """
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
-        raise ValueError(f"score {spec!r}: expected 'module:function'")
+        raise ScoreError(f"score {spec!r}: expected 'module:function'")
     try:
         mod = importlib.import_module(module)
     except ImportError as err:
-        raise ValueError(f"score {spec!r}: cannot import module {module!r} ({err})") from None
+        raise ScoreError(f"score {spec!r}: cannot import module {module!r} ({err})") from None
     fn = getattr(mod, name, None)
     if not callable(fn):
-        raise ValueError(f"score {spec!r}: module {module!r} has no function {name!r}")
+        raise ScoreError(f"score {spec!r}: module {module!r} has no function {name!r}")
     return fn
 
 
 def check_scores(spec: str, values, n: int) -> list[float]:
-    """``values`` as ``n`` finite floats, else ValueError naming the score ``spec``.
+    """``values`` as ``n`` finite floats, else :class:`ScoreError` naming the score ``spec``.
 
     Examples
     --------
@@ -192,15 +249,15 @@ def check_scores(spec: str, values, n: int) -> list[float]:
     >>> check_scores("mine:f", [1.0], 2)
     Traceback (most recent call last):
     ...
-    ValueError: score 'mine:f' returned 1 values for 2 features
+    fxai.attribution.heuristic.ScoreError: score 'mine:f' returned 1 values for 2 features
     """
     try:
         arr = np.asarray(values, dtype=float).ravel()
     except (TypeError, ValueError):
-        raise ValueError(f"score {spec!r} returned {type(values).__name__}, not numbers"
+        raise ScoreError(f"score {spec!r} returned {type(values).__name__}, not numbers"
                          ) from None
     if arr.size != n:
-        raise ValueError(f"score {spec!r} returned {arr.size} values for {n} features")
+        raise ScoreError(f"score {spec!r} returned {arr.size} values for {n} features")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"score {spec!r} returned a value that is not finite")
+        raise ScoreError(f"score {spec!r} returned a value that is not finite")
     return arr.tolist()
