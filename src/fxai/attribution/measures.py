@@ -47,6 +47,7 @@ def disagreement(scores: Sequence[float], relevant: Iterable[int],
     (False, True, 0.3333)
     """
     a = np.abs(np.asarray(scores, dtype=float))
+    a[a <= ZERO] = 0.0  # float rounding of a zero score, for the comparisons and the ranks
     rel = sorted(set(relevant))
     irr = [f for f in range(a.size) if f not in set(rel)]
     out: dict = dict.fromkeys(FLAGS)
