@@ -27,7 +27,8 @@ REPORT_CATEGORIES = {
     "nbc": "2 NBC: delta-relevant sets",
     "xpg": "3 XpG: decision graphs",
     "ffa": "4 FFA: anytime attribution",
-    "other": "5 Other",
+    "audit": "5 Audit: attribution vs formal ground truth",
+    "other": "6 Other",
 }
 
 
@@ -212,7 +213,7 @@ rule report_index:
         provenance=report(
             f"{REPORT_DIR}/provenance.html",
             caption="../report/provenance.rst",
-            category="6 Provenance",
+            category="7 Provenance",
             labels={"name": "provenance", "part": "report", "kind": "table"},
         ),
         provenance_json=f"{REPORT_DIR}/provenance.json",

@@ -21,7 +21,7 @@ from fxai.runfile import incomplete, is_header, parse_lines, stream_lines
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
-SECTIONS = ("data", "nbc", "xpg", "ffa")
+SECTIONS = ("data", "nbc", "xpg", "ffa", "audit")
 
 
 def section_of(path: str | Path) -> str:
