@@ -202,3 +202,17 @@ def test_shap_and_lime_give_one_finite_score_per_feature_deterministically(famil
         a = score(model, X[:16], X[20], names)
         assert len(a) == 4 and np.all(np.isfinite(a))
         assert score(model, X[:16], X[20], names) == a
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shap_kernel_explainer_is_the_exact_interventional_value(seed):
+    """Up to 11 features KernelExplainer enumerates every coalition: on a deterministic model
+    its value for the predicted class is attribution.shapley over the same background."""
+    rng = np.random.default_rng(900 + seed)
+    n = int(rng.integers(2, 6))
+    obdd = OBDD.from_decision_list(random_dlist(rng, n))
+    bg = rng.integers(0, 2, (9, n)).astype(float)
+    x = [int(v) for v in rng.integers(0, 2, n)]
+    o = oracles.for_model(obdd, x)
+    got = heuristic.shap_score(obdd, bg, x, [f"f{i}" for i in range(n)])
+    assert got == pytest.approx(attribution.shapley(o, bg), abs=1e-9)

@@ -13,7 +13,11 @@ A user names the function in the config as ``module:function`` (:func:`load_scor
 
 Both built-ins are seeded and deterministic: ``shap_score`` uses ``shap.TreeExplainer``
 (path-dependent, no sampling) for scikit-learn trees and forests and XGBoost models, and
-``shap.explainers.Exact`` over the background (``Independent`` masker) for the others;
+``shap.KernelExplainer`` over the background for the others (its default ``2n + 2048``
+coalitions enumerate all of them up to 11 features, which makes it the exact
+interventional Shapley value; beyond, it samples with numpy's global RNG seeded by
+``seed``). shap's ``Exact`` and ``Permutation`` explainers are not used: their maskers
+compile numba code in every process (minutes on a loaded 2-core machine);
 ``lime_score`` builds a ``LimeTabularExplainer`` with every feature declared categorical,
 no feature selection (a weight for every feature) and ``random_state=seed``.
 """
@@ -127,60 +131,40 @@ def shap_score(model, background, x, feature_names, seed: int = 0) -> list[float
     """
     x = np.asarray(x, dtype=float)
     f, k = predicted_column(model, x)
-    explainer = _shap_explainer(model, background, len(x), seed)
+    explainer = _shap_explainer(model, background)
     if _is_tree_model(model):
         values = np.asarray(explainer.shap_values(x[None]))
-        if values.ndim == 3:  # (1, features, classes)
-            return values[0, :, k].tolist()
-        return (values[0] if k == 1 else -values[0]).tolist()
-    fk = _column(f, k)
-    if len(x) <= EXACT_FEATURES:
-        out = explainer(x[None], fk)
     else:
-        out = explainer(x[None], fk, max_evals=max(500, 2 * len(x) + 1), silent=True)
-    return np.asarray(out.values[0], dtype=float).tolist()
+        np.random.seed(seed)  # KernelExplainer samples coalitions with numpy's global RNG
+        values = np.asarray(explainer.shap_values(x[None], silent=True))
+    if values.ndim == 3 and values.shape[0] == 1:  # (1, features, classes)
+        return values[0, :, k].tolist()
+    if values.ndim == 3:  # a list per class: (classes, 1, features)
+        return values[k, 0].tolist()
+    return (values[0] if k == 1 else -values[0]).tolist()  # XGBoost margin (class 1)
 
 
-EXACT_FEATURES = 12  # shap's Exact explainer up to this many features, else Permutation
-_EXPLAINERS: dict = {}  # (id(model), id(background), seed) -> (model, background, explainer)
+_EXPLAINERS: dict = {}  # (id(model), id(background)) -> (model, background, explainer)
 
 
-def _shap_explainer(model, background, n: int, seed: int):
-    """One shap explainer per (model, background) object pair, reused across instances (a
-    TreeExplainer reads the trees once; the model-agnostic ones take the function per call,
-    through a masker over the whole background)."""
+def _shap_explainer(model, background):
+    """One shap explainer per (model, background) object pair, reused across instances."""
     import shap
 
-    key = (id(model), id(background), seed)
+    key = (id(model), id(background))
     hit = _EXPLAINERS.get(key)
     if hit is not None and hit[0] is model and hit[1] is background:
         return hit[2]
     if _is_tree_model(model):
         explainer = shap.TreeExplainer(model)
     else:
-        bg = np.asarray(background, dtype=float)
-        masker = shap.maskers.Independent(bg, max_samples=len(bg))
-        kind = shap.explainers.Exact if n <= EXACT_FEATURES else shap.explainers.Permutation
-        explainer = _Agnostic(kind, masker, seed)
+        f, _ = probabilities(model)
+        explainer = shap.KernelExplainer(lambda X: f(np.asarray(X, dtype=float)),
+                                         np.asarray(background, dtype=float))
     if len(_EXPLAINERS) >= 8:
         _EXPLAINERS.clear()
     _EXPLAINERS[key] = (model, background, explainer)
     return explainer
-
-
-class _Agnostic:
-    """A model-agnostic shap explainer built per class function, on a shared masker."""
-
-    def __init__(self, kind, masker, seed: int):
-        self.kind, self.masker, self.seed = kind, masker, seed
-
-    def __call__(self, X, fn, **kw):
-        extra = {"seed": self.seed} if self.kind.__name__ == "PermutationExplainer" else {}
-        return self.kind(fn, self.masker, **extra)(X, **kw)
-
-
-def _column(f, k: int) -> Callable[[np.ndarray], np.ndarray]:
-    return lambda X: f(np.asarray(X, dtype=float))[:, k]
 
 
 def lime_score(model, background, x, feature_names, seed: int = 0,
