@@ -92,6 +92,9 @@ def report_part_outputs(section):
     return [f for f in REPORT_PART_OUTPUTS if report_section_of(f) == section]
 
 
+REPORT_DATA_TABLES = {"audit_instances"}  # tidy per-instance data (CSV only), not a page
+
+
 def report_table_sources():
     """Table name -> the file a part lists for it (its .csv, else its .md/.tex twin)."""
     found = {}
@@ -99,7 +102,7 @@ def report_table_sources():
         p = Path(f)
         if p.parent != Path(RESULTS, "tables") or p.suffix not in (".csv", ".md", ".tex"):
             continue
-        if p.stem.endswith((".fidelity", ".missing")):
+        if p.stem.endswith((".fidelity", ".missing")) or p.stem in REPORT_DATA_TABLES:
             continue
         if p.stem not in found or p.suffix == ".csv":
             found[p.stem] = f
