@@ -26,7 +26,8 @@ from fxai.runfile import iter_records
 
 CAPTION = ("Attribution scores against formal ground truth (relevancy: a feature is in some "
            "AXp), one row per (model family, dataset, score). *instances*: with verified, "
-           "complete enumeration; *excluded*: incomplete or unverified. Rates (% of instances): "
+           "complete enumeration; *excluded*: incomplete or unverified. Rates (% of the instances "
+           "where defined: the comparisons need relevant and irrelevant features): "
            "an irrelevant feature scores >= / > a relevant one in |value| (*irr_ge*, *irr_gt*), "
            "ranks first (*top_irr*); a relevant one scores 0 (*rel_zero*); an irrelevant one "
            "scores non-zero (*irr_nonzero*). *gap*: mean of (min relevant - max irrelevant) / "
