@@ -155,3 +155,21 @@ def test_audit_rule_passes_every_config_value_through_params():
                 "user_scores", "lime_samples", "seed"):
         assert f"params.{key}" in shell, key
     assert Path(ROOT / "workflow/schemas/audit.schema.yaml").is_file()
+
+
+def test_incomplete_or_unverified_ground_truth_is_excluded_from_every_rate():
+    from fxai.commands.audit_table import rows_of, summarise
+
+    score = {"values": [1.0, 0.0], "time_s": 0.001, "irrelevant_ge": True,
+             "irrelevant_gt": True, "top_irrelevant": True, "relevant_zero": True,
+             "irrelevant_nonzero": False, "gap": -1.0, "kendall_tau": -1.0, "rbo": 0.0}
+    base = {"model": "dt", "dataset": "toy", "x": [0, 1], "relevant": [1],
+            "scores": {"s": score}}
+    recs = [base | {"instance": 0, "status": "done", "verified": True},
+            base | {"instance": 1, "status": "timeout", "verified": True},
+            base | {"instance": 2, "status": "done", "verified": False}]
+    tidy = pd.DataFrame([row for r in recs for row in rows_of(r)])
+    assert tidy["ground_truth"].tolist() == [True, False, False]
+    assert tidy["irrelevant_gt"].isna().tolist() == [False, True, True]
+    row = summarise(tidy).iloc[0]
+    assert (row["instances"], row["excluded"], row["irr_gt_pct"]) == (1, 2, 100.0)

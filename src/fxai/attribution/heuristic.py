@@ -93,9 +93,10 @@ def predictor(model, domains=None) -> Callable[[np.ndarray], np.ndarray]:
     from fxai.oracles import prepare
 
     conv = _graph_model(prepare(model, domains))
-    if not hasattr(conv, "predict"):
-        raise TypeError(f"a model of type {type(model).__name__} has no predict")
-    return conv.predict
+    for m in (conv, model):  # the converted model's predict, else the model's own
+        if hasattr(m, "predict"):
+            return m.predict
+    raise TypeError(f"a model of type {type(model).__name__} has no predict")
 
 
 def _two(p1: np.ndarray) -> np.ndarray:
