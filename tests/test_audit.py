@@ -108,11 +108,16 @@ def test_points_fall_back_to_test_rows_beyond_max_points(mux6, tmp_path):
     prep, model = mux6
     run = tmp_path / "r.jsonl"
     assert main(audit_args(prep, model, run, "--max-points", "10", "--instances", "5",
-                           "--scores", "shapley,ffa")) == 0
+                           "--scores", "shapley,ffa", "--shapley-value", "class")) == 0
     head, recs = read_run(run)
     test = json.loads((prep / "toy.split.json").read_text())["test"]
     assert head["settings"]["points"] == "test" and len(recs) == 5
     assert all(r["instance"] in test and r["points"] == "test" for r in recs)
+    space = np.array([[int(b) for b in f"{k:06b}"] for k in range(64)])
+    mean_class = float(np.mean(joblib.load(model).predict(space)))
+    for r in recs:  # value "class": efficiency is kappa(x) - E[kappa]
+        phi = r["scores"]["shapley"]["values"]
+        assert sum(phi) == pytest.approx(r["prediction"] - mean_class, abs=1e-12)
 
 
 def test_measures_on_constructed_scores():
@@ -152,7 +157,7 @@ def test_audit_rule_passes_every_config_value_through_params():
     shell = shell[shell.index("shell:"):]
     assert "AUDIT.get" not in shell and "config[" not in shell
     for key in ("points", "max_points", "instances", "background", "time_limit", "scores",
-                "user_scores", "lime_samples", "seed"):
+                "user_scores", "lime_samples", "shapley_value", "seed"):
         assert f"params.{key}" in shell, key
     assert Path(ROOT / "workflow/schemas/audit.schema.yaml").is_file()
 

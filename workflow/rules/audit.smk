@@ -42,6 +42,7 @@ rule audit_run:
         scores=",".join(AUDIT.get("scores") or []),
         user_scores=" ".join(f"--user-score {s}" for s in AUDIT.get("user_scores") or []),
         lime_samples=AUDIT.get("lime_samples", 1000),
+        shapley_value=AUDIT.get("shapley_value", "probability"),
         seed=config["seed"],
     group:
         "explain"
@@ -58,6 +59,7 @@ rule audit_run:
         " --max-points {params.max_points} --instances {params.instances}"
         " --background {params.background} --time-limit {params.time_limit}"
         " --scores {params.scores} {params.user_scores} --lime-samples {params.lime_samples}"
+        " --shapley-value {params.shapley_value}"
         " --seed {params.seed} --out {output} > {log} 2>&1"
 
 

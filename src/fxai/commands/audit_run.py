@@ -78,6 +78,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    type=_user_score,
                    help="a user score (repeatable): f(model, background, x, feature_names)")
     p.add_argument("--lime-samples", type=positive_int, default=1000)
+    p.add_argument("--shapley-value", choices=["probability", "class"], default="probability",
+                   help="v(S) of the Shapley scores: probability of the predicted class, or "
+                        "the expected numeric class")
     p.add_argument("--seed", type=count, default=0)
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
@@ -111,8 +114,10 @@ def background(args, data) -> np.ndarray:
 def score_functions(args, model, predict, domains, bg, names) -> dict:
     """name -> f(oracle, x) for the non-formal scores."""
     fns = {
-        "shapley": lambda o, x: attribution.shapley(o, predict=predict, domains=domains),
-        "shapley_background": lambda o, x: attribution.shapley(o, bg, predict=predict),
+        "shapley": lambda o, x: attribution.shapley(o, predict=predict, domains=domains,
+                                                    value=args.shapley_value),
+        "shapley_background": lambda o, x: attribution.shapley(o, bg, predict=predict,
+                                                               value=args.shapley_value),
         "shap": lambda o, x: heuristic.shap_score(model, bg, x, names, seed=args.seed),
         "lime": lambda o, x: heuristic.lime_score(model, bg, x, names, seed=args.seed,
                                                   samples=args.lime_samples),
@@ -179,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
                 "max_points": args.max_points, "background": args.background,
                 "time_limit": args.time_limit, "scores": args.scores,
                 "user_scores": args.user_score, "lime_samples": args.lime_samples,
+                "shapley_value": args.shapley_value,
                 "seed": args.seed}
     inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model,
               "split": args.split}
