@@ -21,6 +21,7 @@ include: "workflow/rules/nbc.smk"
 include: "workflow/rules/xpg.smk"
 include: "workflow/rules/ffa.smk"
 include: "workflow/rules/cross.smk"
+include: "workflow/rules/audit.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -36,6 +37,7 @@ localrules:
     models_table,
     ffa_report,
     cross_table,
+    audit_table,
     report_figure,
     report_table_html,
     report_provenance,

@@ -62,10 +62,11 @@ share = number(float, 0, 1, lo_open=True)  # a share of the rows: (0, 1]
 
 def clear_errors() -> tuple[type[Exception], ...]:
     """Errors whose message says all (the file or key, and what to do): no traceback needed."""
+    from fxai.attribution.heuristic import ScoreError
     from fxai.data.errors import DataError, FetchError
     from fxai.models import ModelError
 
-    return DataError, FetchError, ModelError
+    return DataError, FetchError, ModelError, ScoreError
 
 
 def command_names() -> list[str]:

@@ -22,6 +22,14 @@ DATA_FXAI = f"{sys.executable} -m fxai.cli"
 REG = load_registry(DATA_REGISTRY)
 
 
+def audit_datasets():
+    """Datasets of the audit section (config audit.families: family -> datasets)."""
+    sec = config.get("audit") or {}
+    if not sec.get("enabled", False):
+        return []
+    return [ds for names in (sec.get("families") or {}).values() for ds in names]
+
+
 def all_datasets():
     """Every dataset a section of the active config uses, plus data.extra_datasets, checked
     against the registry (canonical names only, so file names are unambiguous)."""
@@ -31,6 +39,7 @@ def all_datasets():
         + datasets_of("xpg", "dt_datasets")
         + datasets_of("xpg", "obdd_datasets")
         + datasets_of("ffa")
+        + audit_datasets()
         + (REG.preparable if extra == "all" else list(extra))
     )
     for n in names:

@@ -27,7 +27,8 @@ REPORT_CATEGORIES = {
     "nbc": "2 NBC: delta-relevant sets",
     "xpg": "3 XpG: decision graphs",
     "ffa": "4 FFA: anytime attribution",
-    "other": "5 Other",
+    "audit": "5 Audit: attribution vs formal ground truth",
+    "other": "6 Other",
 }
 
 
@@ -91,6 +92,9 @@ def report_part_outputs(section):
     return [f for f in REPORT_PART_OUTPUTS if report_section_of(f) == section]
 
 
+REPORT_DATA_TABLES = {"audit_instances"}  # tidy per-instance data (CSV only), not a page
+
+
 def report_table_sources():
     """Table name -> the file a part lists for it (its .csv, else its .md/.tex twin)."""
     found = {}
@@ -98,7 +102,7 @@ def report_table_sources():
         p = Path(f)
         if p.parent != Path(RESULTS, "tables") or p.suffix not in (".csv", ".md", ".tex"):
             continue
-        if p.stem.endswith((".fidelity", ".missing")):
+        if p.stem.endswith((".fidelity", ".missing")) or p.stem in REPORT_DATA_TABLES:
             continue
         if p.stem not in found or p.suffix == ".csv":
             found[p.stem] = f
@@ -214,7 +218,7 @@ rule report_index:
         provenance=report(
             f"{REPORT_DIR}/provenance.html",
             caption="../report/provenance.rst",
-            category="6 Provenance",
+            category="7 Provenance",
             labels={"name": "provenance", "part": "report", "kind": "table"},
         ),
         provenance_json=f"{REPORT_DIR}/provenance.json",

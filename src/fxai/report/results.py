@@ -22,7 +22,7 @@ from fxai.version import stamped
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
-SECTIONS = ("data", "nbc", "xpg", "ffa")
+SECTIONS = ("data", "nbc", "xpg", "ffa", "audit")
 
 
 def section_of(path: str | Path) -> str:

@@ -1,0 +1,208 @@
+"""Audit attribution scores of one model against formal ground truth (relevancy, exact FFA).
+
+Per instance: every AXp and CXp (:func:`fxai.attribution.relevant`), checked by the
+family's independent checker; then each score (exact Shapley values, SHAP, LIME, the
+formal power indices, user scores named ``module:function``) with its CPU time and the
+measures of :func:`fxai.attribution.measures.disagreement`. An incomplete enumeration is
+recorded (``status: timeout``) without measures: it is never ground truth.
+
+Instances: with ``--points all``, every point of the feature space when it has at most
+``--max-points`` points (``instance`` is then the point's index in the lexicographic order
+of the domains, ``x`` its values); otherwise (or with ``--points test``) a seeded sample
+of test rows (``instance``: the row id). The background of SHAP, LIME and interventional
+Shapley values is a seeded sample of training rows. One JSON line per instance through
+:class:`fxai.runfile.RunWriter`, so a killed run resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import logging
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from fxai import attribution, oracles, verify
+from fxai.attribution import heuristic
+from fxai.attribution.measures import disagreement
+from fxai.cli import count, positive, positive_int
+from fxai.data.prepared import finite_domains, load, load_split
+from fxai.data.split import pick_instance
+from fxai.models import load as load_model
+from fxai.runfile import RunWriter, load_input
+
+LOG = logging.getLogger("fxai.audit_run")
+FORMAL = ("ffa", "holler_packel", "deegan_packel", "responsibility")
+BUILTIN = ("shapley", "shapley_background", "shap", "lime") + FORMAL
+
+
+def _scores(text: str) -> list[str]:
+    names = [s for s in text.split(",") if s]
+    bad = [s for s in names if s not in BUILTIN]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown score(s) {bad}; built-in: {list(BUILTIN)}")
+    return names
+
+
+def _user_score(spec: str) -> str:
+    """An argparse type: the score must import (checked before any work)."""
+    try:
+        heuristic.load_score(spec)
+    except heuristic.ScoreError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return spec
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--family", required=True, help="model family (a folder of models/)")
+    p.add_argument("--model", required=True, help="model file the workflow saved")
+    p.add_argument("--split", required=True, help="split JSON (train and test row ids)")
+    p.add_argument("--prepared", default="data/prepared")
+    p.add_argument("--points", choices=["all", "test"], default="all",
+                   help="all: every point of the feature space if small enough; test: rows")
+    p.add_argument("--max-points", type=positive_int, default=1024,
+                   help="largest feature space audited point by point")
+    p.add_argument("--instances", type=positive_int, default=20,
+                   help="seeded test instances otherwise")
+    p.add_argument("--background", type=positive_int, default=32,
+                   help="training rows for SHAP, LIME and interventional Shapley values")
+    p.add_argument("--time-limit", type=positive, default=10.0,
+                   help="CPU seconds per enumeration of all AXps and CXps")
+    p.add_argument("--scores", type=_scores, default=list(BUILTIN),
+                   help="comma-separated built-in scores")
+    p.add_argument("--user-score", action="append", default=[], metavar="MODULE:FUNCTION",
+                   type=_user_score,
+                   help="a user score (repeatable): f(model, background, x, feature_names)")
+    p.add_argument("--lime-samples", type=positive_int, default=1000)
+    p.add_argument("--shapley-value", choices=["probability", "class"], default="probability",
+                   help="v(S) of the Shapley scores: probability of the predicted class, or "
+                        "the expected numeric class")
+    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--out", required=True, help="JSON Lines run file")
+
+
+def feature_space(domains: list) -> list[tuple] | None:
+    """Every point of a finite feature space in lexicographic order (None if a feature is
+    real-valued)."""
+    if any(d is None for d in domains):
+        return None
+    return list(itertools.product(*domains))
+
+
+def plan(args, data, domains) -> tuple[str, list[int], list[list]]:
+    """(``"all"`` or ``"test"``, instance ids, their feature values)."""
+    space = feature_space(domains) if args.points == "all" else None
+    if space is not None and len(space) <= args.max_points:
+        return "all", list(range(len(space))), [list(p) for p in space]
+    _, test = load_input(load_split, args.split, "split")
+    rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
+    return "test", rows, [[v.item() for v in data.X[r]] for r in rows]
+
+
+def background(args, data) -> np.ndarray:
+    train, _ = load_input(load_split, args.split, "split")
+    rng = np.random.default_rng(args.seed)
+    ids = np.sort(np.asarray(train, dtype=int))
+    pick = rng.choice(ids, size=min(args.background, ids.size), replace=False)
+    return data.X[np.sort(pick)].astype(float)
+
+
+def score_functions(args, model, predict, domains, bg, names) -> dict:
+    """name -> f(oracle, x) for the non-formal scores."""
+    fns = {
+        "shapley": lambda o, x: attribution.shapley(o, predict=predict, domains=domains,
+                                                    value=args.shapley_value),
+        "shapley_background": lambda o, x: attribution.shapley(o, bg, predict=predict,
+                                                               value=args.shapley_value),
+        "shap": lambda o, x: heuristic.shap_score(model, bg, x, names, seed=args.seed),
+        "lime": lambda o, x: heuristic.lime_score(model, bg, x, names, seed=args.seed,
+                                                  samples=args.lime_samples),
+    }
+    out = {n: fns[n] for n in args.scores if n in fns}
+    for spec in args.user_score:
+        fn = heuristic.load_score(spec)
+        out[spec] = partial(_user, spec, fn, model, bg, names)
+    return out
+
+
+def _user(spec, fn, model, bg, names, o, x):
+    return heuristic.check_scores(spec, fn(model, bg.copy(), np.asarray(x), list(names)),
+                                  len(x))
+
+
+def audit_instance(o, x, fns: dict, formal: list[str], time_limit: float) -> dict:
+    """Relevancy, then every score with its CPU time and measures (see the module)."""
+    t0 = time.process_time()
+    r = attribution.relevant(o, time_limit=time_limit, clock="cpu")
+    rec = {"relevant": r.features, "complete": r.complete, "method": r.method,
+           "axps": [list(a) for a in r.axps], "cxps": [list(c) for c in r.cxps],
+           "xp_time_s": time.process_time() - t0}
+    ffa = attribution.indices(r.axps, r.cxps)["ffa"] if r.complete else None
+    scores: dict = {}
+    for name, fn in fns.items():
+        t0 = time.process_time()
+        try:
+            values = [float(v) for v in fn(o, x)]
+        except (ValueError, NotImplementedError) as err:
+            if name not in ("shapley", "shapley_background"):
+                raise
+            scores[name] = {"skipped": str(err)}  # no exact route for this model
+            continue
+        scores[name] = {"values": values, "time_s": time.process_time() - t0}
+    if r.complete:
+        t0 = time.process_time()
+        idx = attribution.indices(r.axps, r.cxps)
+        t = (time.process_time() - t0) / max(1, len(idx))
+        for name in formal:
+            scores[name] = {"values": [idx[name].get(f, 0.0) for f in range(len(x))],
+                            "time_s": t + rec["xp_time_s"]}
+    for s in scores.values():
+        if "values" in s:
+            s.update(disagreement(s["values"], r.features, ffa) if r.complete else {})
+    rec["scores"] = scores
+    return rec
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    data = load_input(lambda p: load(args.dataset, p), args.prepared,
+                      f"prepared table of {args.dataset}")
+    model = load_input(lambda p: load_model(p, data.n_features), args.model, "model")
+    doms = finite_domains(data.domains)
+    names = [d["name"] for d in data.domains]
+    space, ids, points = plan(args, data, doms)
+    bg = background(args, data)
+    predict = heuristic.predictor(model, doms)
+    fns = score_functions(args, model, predict, doms, bg, names)
+    formal = [n for n in args.scores if n in FORMAL]
+    by_id = dict(zip(ids, points, strict=True))
+    settings = {"dataset": args.dataset, "family": args.family, "points": space,
+                "max_points": args.max_points, "background": args.background,
+                "time_limit": args.time_limit, "scores": args.scores,
+                "user_scores": args.user_score, "lime_samples": args.lime_samples,
+                "shapley_value": args.shapley_value,
+                "seed": args.seed}
+    inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model,
+              "split": args.split}
+    with RunWriter(args.out, "audit-run", settings, inputs, ids,
+                   f"audit {args.family} {args.dataset}", log=LOG) as run:
+        for i in run.todo:
+            x = by_id[i]
+            t0 = time.perf_counter()
+            o = oracles.for_model(model, x, domains=doms)
+            rec = {"dataset": args.dataset, "model": args.family, "instance": i,
+                   "points": space, "x": x, "prediction": np.asarray(o.prediction).item()}
+            rec |= audit_instance(o, x, fns, formal, args.time_limit)
+            ok_a, ok_c = verify.check_all(model, x, rec["axps"], rec["cxps"], doms)
+            rec["verified"] = bool(all(ok_a) and all(ok_c))
+            rec["status"] = "done" if rec["complete"] else "timeout"
+            rec["time_s"] = time.perf_counter() - t0
+            run.write(rec, explanations=len(rec["axps"]))
+    LOG.info("audit %s/%s: %d instances (%s), %d scores", args.family, args.dataset,
+             len(ids), space, len(fns) + len(formal))
+    return 0
+

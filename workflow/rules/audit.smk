@@ -1,0 +1,88 @@
+# Beyond the papers: heuristic attribution (SHAP, LIME, user scores) and exact Shapley values
+# against formal ground truth (relevancy, exact FFA and power indices), per model; see
+# fxai.commands.audit_run and docs/audit.md.
+import sys
+
+from snakemake.utils import validate
+
+if "audit" in config:
+    validate(config["audit"], "../schemas/audit.schema.yaml")
+
+AUDIT = config.get("audit") or {}
+AUDIT_FXAI = f"{sys.executable} -m fxai.cli"
+AUDIT_RUNS = [
+    f"{RESULTS}/runs/audit/{fam}_{ds}.jsonl"
+    for fam, names in (AUDIT.get("families") or {}).items()
+    for ds in names
+    if ds in DATA_READY
+]
+
+
+def audit_model(wildcards):
+    from fxai.models import model_path
+
+    return str(model_path(RESULTS, wildcards.family, wildcards.ds))
+
+
+rule audit_run:
+    input:
+        model=audit_model,
+        data="data/prepared/{ds}.csv",
+        split=f"{RESULTS}/splits/{{ds}}.json",
+    output:
+        f"{RESULTS}/runs/audit/{{family}}_{{ds}}.jsonl",
+    wildcard_constraints:
+        family="[a-z][a-z0-9-]*",
+    params:
+        points=AUDIT.get("points", "all"),
+        max_points=AUDIT.get("max_points", 1024),
+        instances=AUDIT.get("instances", 20),
+        background=AUDIT.get("background", 32),
+        time_limit=AUDIT.get("time_limit", 10),
+        scores=",".join(AUDIT.get("scores") or []),
+        user_scores=" ".join(f"--user-score {s}" for s in AUDIT.get("user_scores") or []),
+        lime_samples=AUDIT.get("lime_samples", 1000),
+        shapley_value=AUDIT.get("shapley_value", "probability"),
+        seed=config["seed"],
+    group:
+        "explain"
+    resources:
+        # one enumeration per instance under the time limit, plus the scores
+        runtime=lambda w, attempt: runtime_min(
+            2 * AUDIT.get("max_points", 1024) * AUDIT.get("time_limit", 10), attempt),
+        mem_mb=4000,
+    log:
+        f"{RESULTS}/logs/audit/{{family}}_{{ds}}.log",
+    shell:
+        "{AUDIT_FXAI} audit-run --dataset {wildcards.ds} --family {wildcards.family}"
+        " --model {input.model} --split {input.split} --points {params.points}"
+        " --max-points {params.max_points} --instances {params.instances}"
+        " --background {params.background} --time-limit {params.time_limit}"
+        " --scores {params.scores} {params.user_scores} --lime-samples {params.lime_samples}"
+        " --shapley-value {params.shapley_value}"
+        " --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+rule audit_table:
+    input:
+        AUDIT_RUNS,
+    output:
+        f"{RESULTS}/tables/audit_instances.csv",
+        f"{RESULTS}/tables/audit_summary.csv",
+        f"{RESULTS}/tables/audit_summary.md",
+        f"{RESULTS}/figures/audit_gap.png",
+        f"{RESULTS}/figures/audit_gap.pdf",
+        f"{RESULTS}/figures/audit_disagreement.png",
+        f"{RESULTS}/figures/audit_disagreement.pdf",
+    log:
+        f"{RESULTS}/logs/audit_table.log",
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
+    shell:
+        "{AUDIT_FXAI} audit-table {input} --out-dir {RESULTS}/tables"
+        " --figures-dir {RESULTS}/figures > {log} 2>&1"
+
+
+if AUDIT.get("enabled", False) and AUDIT_RUNS:
+    OUTPUTS.extend(rules.audit_table.output)
