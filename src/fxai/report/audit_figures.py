@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 
-from fxai.report.figures import MODEL_COLOURS, STYLE, WIDTH_IN, _save, empty_figure, plt
+from fxai.report.canvas import new_figure
+from fxai.report.figures import MODEL_COLOURS, STYLE, WIDTH_IN, _save, empty_figure
 
 HEURISTIC_FIRST = ("shap", "lime", "shapley", "shapley_background")
 
@@ -34,8 +36,8 @@ def audit_gap(tidy: pd.DataFrame, stem: str | Path) -> list[Path]:
     families = sorted(data["family"].unique())
     scores = score_order(data["score"])
     rng = np.random.default_rng(0)
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(len(datasets), 1, sharex=True, squeeze=False,
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(len(datasets), 1, sharex=True, squeeze=False,
                                  figsize=(WIDTH_IN, 0.6 + 1.5 * len(datasets)))
         for ax, ds in zip(axes[:, 0], datasets, strict=True):
             d = data[data["dataset"] == ds]
@@ -64,8 +66,8 @@ def audit_disagreement(summary: pd.DataFrame, stem: str | Path) -> list[Path]:
     keys = sorted({(f, d) for f, d in zip(summary["family"], summary["dataset"], strict=True)})
     panels = (("irr_gt_pct", "irrelevant > relevant"), ("irr_nonzero_pct",
                                                          "irrelevant non-zero"))
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2, figsize=(WIDTH_IN, 1.9 + 0.28 * len(keys)))
+    with matplotlib.rc_context(STYLE):
+        fig, axes = new_figure(1, 2, figsize=(WIDTH_IN, 1.9 + 0.28 * len(keys)))
         for ax, (col, label) in zip(axes, panels, strict=True):
             grid = np.full((len(keys), len(scores)), np.nan)
             for _, r in summary.iterrows():
