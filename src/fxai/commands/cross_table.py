@@ -20,11 +20,13 @@ from fxai.report.tables import write_table
 from fxai.runfile import iter_records
 
 CAPTION = ("Every algorithm on every model family (beyond the papers), one row per (model "
-           "family, dataset): mean times in CPU ms/s per instance, explanation counts, "
+           "family, dataset) with the model's number of classes: mean times in CPU ms/s "
+           "per instance, explanation counts, "
            "completion and verification rates; ApproxPAXp only where the oracle counts. "
            "No column is published.")
 SUMMARY_CAPTION = ("Every algorithm on every model family, narrow: one row per (model family, "
-                   "dataset); mean CPU time per instance (ms) of one AXp, one CXp and each "
+                   "dataset) with the model's number of classes; mean CPU time per instance "
+                   "(ms) of one AXp, one CXp and each "
                    "MARCO enumeration, the latter with the share of complete enumerations in "
                    "brackets, the share of instances whose complete runs agree on the exact "
                    "FFA, and the verified share. No column is published.")
@@ -43,7 +45,7 @@ def _mean(values) -> float:
 
 def slim(rec: dict) -> dict:
     """The numbers of one cross-run record that the tables use (no explanation lists)."""
-    out = {k: rec.get(k) for k in ("model", "dataset", "status", "verified")}
+    out = {k: rec.get(k) for k in ("model", "dataset", "n_classes", "status", "verified")}
     if rec.get("status") == "error":
         return out
     x = rec["results"]
@@ -66,7 +68,8 @@ def summarise(records: Iterable[dict]) -> dict:
     records = [r if "results" not in r else slim(r) for r in records]
     ok = [r for r in records if r.get("status") != "error"]
     row = {"family": records[0]["model"], "dataset": records[0]["dataset"],
-           "instances": len(records), "errors": len(records) - len(ok),
+           "classes": records[0].get("n_classes"), "instances": len(records),
+           "errors": len(records) - len(ok),
            "verified_pct": 100 * _mean([bool(r.get("verified")) for r in records]),
            "axp_len": _mean([r["axp_len"] for r in ok]),
            "axp_ms": 1000 * _mean([r["axp_s"] for r in ok]),
@@ -96,7 +99,7 @@ def _ms(v: float | None) -> str:
 def narrow(table: pd.DataFrame) -> pd.DataFrame:
     """The full table in 10 columns: mean times in ms (with the completion % of the
     enumerations in brackets), FFA agreement, verification."""
-    out = table[["family", "dataset", "instances"]].copy()
+    out = table[["family", "dataset", "classes", "instances"]].copy()
     out["verified_pct"] = table["verified_pct"].round(0)
     out["axp_ms"] = table["axp_ms"].map(_ms)
     out["cxp_ms"] = table["cxp_ms"].map(_ms)

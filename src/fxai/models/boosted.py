@@ -347,8 +347,10 @@ def train(
     n_jobs: int = 1,
     tree_method: str = "exact",
     learning_rate: float = 0.3,
+    objective: str = "binary:logistic",
 ):
-    """An ``XGBClassifier`` (binary:logistic) fitted on the de-duplicated rows of (X, y).
+    """An ``XGBClassifier`` fitted on the de-duplicated rows of (X, y): ``binary:logistic``
+    (classes 0/1) or ``multi:softprob`` / ``multi:softmax`` (classes 0..k-1).
 
     ``tree_method="exact"`` matches xgboost 1.7's single-machine default used by the
     authors (thresholds between observed values); the learning rate 0.3 is its default.
@@ -357,15 +359,19 @@ def train(
 
     y = np.asarray(y)
     classes = np.unique(y)
-    if not np.array_equal(classes, [0, 1]):
+    if objective not in ("binary:logistic", *MULTI):
+        raise ValueError(f"objective must be binary:logistic or one of {MULTI}, not {objective!r}")
+    if objective in MULTI and not np.array_equal(classes, np.arange(len(classes))):
+        raise ValueError(f"targets coded 0..k-1 are required, got classes {classes.tolist()}")
+    if objective not in MULTI and not np.array_equal(classes, [0, 1]):
         raise ValueError(f"binary targets coded 0/1 are required, got classes {classes.tolist()}")
     Xd, yd = dedup_rows(X, y)
     model = xgb.XGBClassifier(
         n_estimators=trees,
         max_depth=depth,
         learning_rate=learning_rate,
-        objective="binary:logistic",
-        eval_metric="error",
+        objective=objective,
+        eval_metric="error" if objective not in MULTI else "merror",
         tree_method=tree_method,
         random_state=seed,
         n_jobs=n_jobs,

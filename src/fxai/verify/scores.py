@@ -19,7 +19,8 @@ rebuilt from z, is scored by the library: a counterexample iff its class is not 
 optimum shows a clearly better rival (by more than 1e-6 of the leaves' total) yet the
 library keeps c, the checker raises rather than guess; a near-tie optimum the library keeps
 is read as no counterexample (only another point as close to a tie, within HiGHS's
-tolerance, could be misjudged).
+tolerance, could be misjudged). Before the MILPs, a few seeded random completions are
+scored by the library: a counterexample among them is one (the check stays exact).
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ _TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the 
 
 class ScoreChecker:
     """MILP checks for one multi-class XGBoost model or random forest (``vote``: "soft" or
-    "hard" for a forest) at instance ``x``; ``domains[f]``: feature f's values, or None."""
+    "hard" for a forest) at instance ``x``; ``domains[f]``: feature f's values, or None.
+    ``samples`` seeded random completions are scored first (0: MILP only)."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
-                 vote: str | None = None):
-        self.model, self.vote = model, vote or "soft"
+                 vote: str | None = None, samples: int = 64):
+        self.model, self.vote, self.samples = model, vote or "soft", samples
         if self.vote not in ("soft", "hard"):
             raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
         trees, self.strict, k, self.n_features = _read(model, self.vote)
@@ -190,6 +192,9 @@ class ScoreChecker:
                 lo[self.z[f, j]] = hi[self.z[f, j]] = float(self._left(self.x[f], t))
             for d, var in self.w.get(f, []):
                 lo[var] = hi[var] = float(np.float32(d) == np.float32(self.x[f]))
+        hit = self._sampled(fixed)
+        if hit is not None:
+            return hit
         cons = LinearConstraint(self._A, self._lb, self._ub)
         for j in range(self.k):
             if j == self.c:
@@ -208,6 +213,24 @@ class ScoreChecker:
                 raise RuntimeError("the MILP optimum beats the prediction but the library "
                                    "keeps it: the encoding disagrees with the model")
         return None
+
+    def _sampled(self, fixed: set[int]) -> np.ndarray | None:
+        """A counterexample among ``samples`` seeded random completions (free features on
+        random sides of their cuts, or random domain values), scored in one library call."""
+        if self.samples == 0:
+            return None
+        rng = np.random.default_rng(0)
+        pts = np.tile(self.x, (self.samples, 1))
+        for f, T in self.cuts.items():
+            if f in fixed:
+                continue
+            if f in self.w:
+                pts[:, f] = rng.choice([d for d, _ in self.w[f]], self.samples)
+            else:
+                pts[:, f] = [self._inside(T, j) for j in rng.integers(0, len(T) + 1,
+                                                                      self.samples)]
+        bad = np.flatnonzero(self.classes_of(pts) != self.c)
+        return pts[bad[0]] if bad.size else None
 
     def entails(self, fixed: Iterable[int]) -> bool:
         return self.counterexample(fixed) is None
