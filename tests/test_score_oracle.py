@@ -204,3 +204,21 @@ def test_for_model_accepts_subclasses_and_names_what_is_supported():
     with pytest.raises(ValueError, match="vote must be one of"):
         forest.from_sklearn(RandomForestClassifier(n_estimators=2).fit(X, y), vote="mean")
     assert boosted.MULTI == ("multi:softmax", "multi:softprob")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("first_pass", [0, 1])
+def test_first_pass_cut_off_leaves_the_answers_exact(kind, first_pass, monkeypatch):
+    """Rivals left undecided by the quick first pass are searched to the end."""
+    import fxai.oracles.scores as S
+
+    monkeypatch.setattr(S, "_FIRST_PASS", first_pass)
+    for seed in (5, 6):
+        model, predict, vote, x, domains = random_model(seed, kind)
+        o, bf = oracle_pair(model, predict, vote, x, domains)
+        for k in range(len(domains) + 1):
+            for fixed in itertools.combinations(range(len(domains)), k):
+                cex = o.counterexample(fixed)
+                assert (cex is None) == bf.entails(fixed), fixed
+                if cex is not None:
+                    assert predict(np.asarray([cex]))[0] != o.prediction

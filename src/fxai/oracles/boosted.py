@@ -208,7 +208,7 @@ class BoostedOracle(Oracle):
         hi[:n][mask] = self._v[mask] + 1
         point = _search(self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
                         self._base.dtype.type(self._cut), self._inclusive, lo, hi, self._v,
-                        self._tol, self._jv, self._base, self._divisor)
+                        self._tol, self._jv, self._base, self._divisor, -1)
         return point if point.size else None
 
 
@@ -334,13 +334,14 @@ def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - co
 
 @njit(cache=True)
 def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol, jv,
-            base, divisor):  # pragma: no cover - compiled
+            base, divisor, limit):  # pragma: no cover - compiled
     """Depth-first branch and bound (see the module docstring). Boxes are per-feature
     interval ranges [lo, hi); returns a counterexample's intervals or an empty array.
     Bounds are float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the
     rounding bound); a pick of compatible leaves is judged in the library's own float
     arithmetic (:func:`_changes`), and if it does not change the class while other picks
-    remain in the box, the box is split off around it."""
+    remain in the box, the box is split off around it. With ``limit`` >= 0 the search gives
+    up after that many boxes, returning ``[-1]`` (a point has no negative interval)."""
     n1 = lo0.size
     n = n1 - 1
     first = np.empty(starts.size, dtype=np.int64)
@@ -356,7 +357,11 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
     top = 1
     L = np.empty(n1, dtype=np.int64)
     H = np.empty(n1, dtype=np.int64)
+    boxes = 0
     while top > 0:
+        boxes += 1
+        if limit >= 0 and boxes > limit:
+            return np.full(1, -1, dtype=np.int64)
         top -= 1
         lo = slo[top].copy()
         hi = shi[top].copy()

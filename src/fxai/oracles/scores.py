@@ -10,8 +10,10 @@ tree scores one class, so the query keeps only the trees of ``c`` and ``j``; a f
 scores all), and a compatible pick of leaves is judged in the library's own arithmetic
 (float32 sums in tree order for XGBoost; for a soft-vote forest scikit-learn's float64 sums
 in tree order divided by the number of trees). The rivals are asked in order of their
-score at the instance, closest first. A counterexample point is of another class than
-``c`` under the model's own ``predict``.
+score at the instance, closest first, in two passes: each rival's search is first cut off
+after a few hundred boxes (a rival that can win is usually found fast, while proving that
+one cannot may take long), then the undecided rivals are searched to the end. A
+counterexample point is of another class than ``c`` under the model's own ``predict``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from fxai.models.boosted import reject_missing
 from fxai.models.scores import ScoreEnsemble
 from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search
 from fxai.oracles.registry import register
+
+_FIRST_PASS = 256  # boxes per rival in the quick first pass
 
 
 class ScoreOracle(BoostedOracle):
@@ -96,13 +100,20 @@ class ScoreOracle(BoostedOracle):
         hi[:n][mask] = self._v[mask] + 1
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
-        for j in self._rivals:
-            cf, clo, chi, val, jv, starts, tol = self._pair(j)
-            base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
-            point = _search(cf, clo, chi, val, starts, float(ens.base[c]) - float(ens.base[j]),
-                            ens.dtype(0), j < c, lo, hi, self._v, tol, jv, base, divisor)
-            if point.size:
-                return point
+        open_rivals = list(self._rivals)
+        for limit in (_FIRST_PASS, -1):  # a quick pass over all rivals, then to the end
+            undecided = []
+            for j in open_rivals:
+                cf, clo, chi, val, jv, starts, tol = self._pair(j)
+                base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
+                point = _search(cf, clo, chi, val, starts,
+                                float(ens.base[c]) - float(ens.base[j]), ens.dtype(0), j < c,
+                                lo, hi, self._v, tol, jv, base, divisor, limit)
+                if point.size == 1 and point[0] < 0:
+                    undecided.append(j)
+                elif point.size:
+                    return point
+            open_rivals = undecided
         return None
 
 
