@@ -7,7 +7,7 @@ import gc
 import numpy as np
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
@@ -47,9 +47,9 @@ def test_unfitted_models_say_so(model):
 
 def test_unsupported_models_name_their_type_and_the_supported_ones(data):
     X, y = data
-    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
-    with pytest.raises(TypeError, match="RandomForestClassifier; supported: fitted scikit"):
-        oracles.for_model(forest, X[0])
+    gbc = GradientBoostingClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="GradientBoostingClassifier; supported: fitted scikit"):
+        oracles.for_model(gbc, X[0])
 
 
 def test_boosted_models_are_converted_once(data):

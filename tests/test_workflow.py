@@ -61,7 +61,7 @@ def test_mirror_lacking_a_dataset_names_it(tmp_path):
     """An existing mirror without the file: the dataset is named, not silently dropped."""
     cfg = tmp_path / "files.yaml"
     cfg.write_text("data: {source_order: [files], extra_datasets: [adult]}\n"
-                   + "".join(f"{s}: {{enabled: false}}\n" for s in ("nbc", "xpg", "ffa")))
+                   + "".join(f"{s}: {{enabled: false}}\n" for s in ("nbc", "xpg", "ffa", "cross")))
     r = dry_run("--configfile", str(cfg), env={"FXAI_DATA_MIRROR": str(tmp_path)})
     assert r.returncode != 0
     assert f"adult: the mirror lacks {tmp_path}/adult/" in out(r)

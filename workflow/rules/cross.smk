@@ -1,12 +1,16 @@
 # Beyond the papers: every algorithm on every model family, on the models the other
-# parts train (NBC, DT, OBDD, BT); see fxai.commands.cross_run.
+# parts train (NBC, DT, OBDD, BT) and on the tree ensembles trained here (RF: random
+# forests, MBT: multi-class XGBoost); see fxai.commands.cross_run.
 CROSS = config.get("cross") or {}
 CROSS_FAMILIES = {
     "nbc": datasets_of("nbc"),
     "dt": datasets_of("xpg", "dt_datasets"),
     "obdd": datasets_of("xpg", "obdd_datasets"),
     "bt": datasets_of("ffa"),
+    "rf": datasets_of("cross", "ensemble_datasets"),
+    "mbt": datasets_of("cross", "ensemble_datasets"),
 }
+CROSS_ENSEMBLE = {"rf": {"trees": 20, "depth": 4}, "mbt": {"trees": 10, "depth": 3}}
 CROSS_RUNS = [
     f"{RESULTS}/runs/cross/{fam}_{ds}.jsonl"
     for fam, names in CROSS_FAMILIES.items()
@@ -29,7 +33,7 @@ rule cross_run:
     output:
         f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
-        family="nbc|dt|obdd|bt",
+        family="nbc|dt|obdd|bt|rf|mbt",
     params:
         instances=CROSS.get("instances", 5),
         time_limit=CROSS.get("time_limit", 10),
@@ -50,6 +54,40 @@ rule cross_run:
         " --family {wildcards.family} --model {input.model} --split {input.split}"
         " --instances {params.instances} --time-limit {params.time_limit}"
         " --clock {params.clock} --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
+
+
+def ensemble_size(family, key):
+    """trees or depth of the cross experiment's rf / mbt models (config over defaults)."""
+    return {**CROSS_ENSEMBLE[family], **(CROSS.get(family) or {})}[key]
+
+
+for _fam, _ext in (("rf", "joblib"), ("mbt", "json")):
+
+    rule:
+        name:
+            f"cross_train_{_fam}"
+        input:
+            data="data/prepared/{ds}.csv",
+            split=f"{RESULTS}/splits/{{ds}}.json",
+        output:
+            model=f"{RESULTS}/models/{_fam}/{{ds}}.{_ext}",
+            meta=f"{RESULTS}/models/{_fam}/{{ds}}.meta.json",
+        params:
+            family=_fam,
+            trees=ensemble_size(_fam, "trees"),
+            depth=ensemble_size(_fam, "depth"),
+            seed=config["seed"],
+        group:
+            "prep"
+        resources:
+            runtime=runtime_min(300),
+            mem_mb=2000,
+        log:
+            f"{RESULTS}/logs/cross/train_{_fam}_{{ds}}.log",
+        shell:
+            "{DATA_FXAI} ensemble-train --family {params.family} --data {input.data}"
+            " --split {input.split} --trees {params.trees} --depth {params.depth}"
+            " --seed {params.seed} --out {output.model} > {log} 2>&1"
 
 
 rule cross_table:

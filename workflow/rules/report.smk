@@ -56,6 +56,7 @@ def _report_part_outputs():
 def report_model_metas():
     """The meta JSON of every model the active sections train (input of table models)."""
     folders = [("nbc", NBC_DATASETS), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
+    folders += [(m, datasets_of("cross", "ensemble_datasets")) for m in ("rf", "mbt")]
     folders += [("dt" if lr == "cart" else "dt-sized", XPG_DT) for lr in XPG_LEARNERS]
     return [f"{RESULTS}/models/{m}/{ds}.meta.json" for m, names in folders for ds in names]
 

@@ -21,6 +21,7 @@ from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
 from fxai.explain.paxp import approx_paxp
 from fxai.models import load as load_model
+from fxai.models import n_classes
 from fxai.oracles.base import Oracle
 from fxai.runfile import RunWriter, load_input
 from fxai.verify.paxp import check_approx_paxp, precision_counter
@@ -31,7 +32,7 @@ TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", required=True)
-    p.add_argument("--family", required=True, choices=["nbc", "dt", "obdd", "bt"])
+    p.add_argument("--family", required=True, choices=["nbc", "dt", "obdd", "bt", "rf", "mbt"])
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (test row ids)")
     p.add_argument("--prepared", default="data/prepared")
@@ -144,7 +145,8 @@ def run(args: argparse.Namespace) -> int:
                    f"cross {args.family} {args.dataset}", log=LOG) as run:
         for row in run.todo:
             x = [v.item() for v in data.X[row]]
-            rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x}
+            rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x,
+                   "n_classes": n_classes(model)}
             t0 = time.perf_counter()
             o = oracles.for_model(model, x, domains=doms)
             rec["prediction"] = np.asarray(o.prediction).item()

@@ -28,13 +28,15 @@ from fxai.version import stamped
 
 CLOCK_NAMES = {"cpu": "CPU", "wall": "wall-clock"}
 CAPTION = ("Every algorithm on every model family (beyond the papers), one row per (model "
-           "family, dataset): mean times in {clock} ms/s per instance, explanation counts, "
+           "family, dataset) with the model's number of classes: mean times in {clock} "
+           "ms/s per instance, explanation counts, "
            "completion and verification rates; ApproxPAXp only where the oracle counts. "
            "MARCO runs stopped by the time limit ({limit}) are counted in <method>_timeouts; "
            "a mean time over such runs (each at its time, at least the limit) is a lower "
            "bound. No column is published.")
 SUMMARY_CAPTION = ("Every algorithm on every model family, narrow: one row per (model family, "
-                   "dataset); mean {clock} time per instance (ms) of one AXp, one CXp and each "
+                   "dataset) with the model's number of classes; mean {clock} time per "
+                   "instance (ms) of one AXp, one CXp and each "
                    "MARCO enumeration, the latter with the share of complete enumerations in "
                    "brackets (≥: some runs hit the time limit of {limit}, so the mean is a lower "
                    "bound), the share of instances whose complete runs agree on the exact "
@@ -54,7 +56,7 @@ def _mean(values) -> float:
 
 def slim(rec: dict) -> dict:
     """The numbers of one cross-run record that the tables use (no explanation lists)."""
-    out = {k: rec.get(k) for k in ("model", "dataset", "status", "verified")}
+    out = {k: rec.get(k) for k in ("model", "dataset", "n_classes", "status", "verified")}
     if rec.get("status") == "error":
         return out
     x = rec["results"]
@@ -77,7 +79,8 @@ def summarise(records: Iterable[dict]) -> dict:
     records = [r if "results" not in r else slim(r) for r in records]
     ok = [r for r in records if r.get("status") != "error"]
     row = {"family": records[0]["model"], "dataset": records[0]["dataset"],
-           "instances": len(records), "errors": len(records) - len(ok),
+           "classes": records[0].get("n_classes"), "instances": len(records),
+           "errors": len(records) - len(ok),
            "verified_pct": 100 * _mean([bool(r.get("verified")) for r in records]),
            "axp_len": _mean([r["axp_len"] for r in ok]),
            "axp_ms": 1000 * _mean([r["axp_s"] for r in ok]),
@@ -108,7 +111,7 @@ def _ms(v: float | None) -> str:
 def narrow(table: pd.DataFrame) -> pd.DataFrame:
     """The full table in 10 columns: mean times in ms (with the completion % of the
     enumerations in brackets), FFA agreement, verification."""
-    out = table[["family", "dataset", "instances"]].copy()
+    out = table[["family", "dataset", "classes", "instances"]].copy()
     out["verified_pct"] = table["verified_pct"].round(0)
     out["axp_ms"] = table["axp_ms"].map(_ms)
     out["cxp_ms"] = table["cxp_ms"].map(_ms)

@@ -38,7 +38,10 @@ def row(meta_path: str | Path) -> dict:
         raise SystemExit(f"{path}: cannot read the model meta ({err})") from None
     if "dataset" not in meta or "n_features" not in meta:
         raise SystemExit(f"{path}: not a model meta file (no dataset / n_features)")
-    learner = meta.get("learner") or meta.get("model")
+    learner = meta.get("learner") or meta.get("model") or meta.get("kind")
+    if meta.get("family") in ("rf", "mbt"):
+        learner = f"{learner}, {meta['n_classes']} classes, {meta['trees']} trees of depth " \
+                  f"{meta['depth']}" + (" per class" if meta["family"] == "mbt" else "")
     if meta.get("family") == "bt":
         learner = f"XGBoost, {meta['trees']} trees of depth {meta['depth']}"
     out = {"model": path.parent.name, "dataset": meta["dataset"], "learner": learner,

@@ -1,5 +1,5 @@
-"""Model families and their files: nbc/dt (joblib), obdd (fxai JSON node table), bt (XGBoost
-JSON).
+"""Model families and their files: nbc/dt/rf (joblib), obdd (fxai JSON node table), bt/mbt
+(XGBoost JSON; mbt: multi-class).
 
 :func:`load` is the one way to read a model file back: a missing, truncated or foreign file
 raises :class:`ModelError` naming the file and what to do, never a bare library error.
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json"}
+FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json",
+            "rf": ".joblib", "mbt": ".json"}
 _WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
-         "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)"}
+         "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)",
+         "rf": "random forest (joblib)", "mbt": "XGBoost (JSON)"}
 
 
 class ModelError(ValueError):
@@ -33,7 +35,7 @@ def family_of(path: str | Path) -> str | None:
     if path.suffix in (".json", ".ubj"):
         return "bt"
     if path.suffix == ".joblib":
-        return path.parent.name if path.parent.name in ("nbc", "dt") else None
+        return path.parent.name if path.parent.name in ("nbc", "dt", "rf") else None
     raise ModelError(f"{path}: unknown model format (.joblib, .bdd.json, .json or .ubj)")
 
 
@@ -44,17 +46,19 @@ def _read(path: Path, family: str | None, n_features: int | None):
         if n_features is None:
             raise ValueError(f"{path}: an OBDD needs n_features to load")
         return OBDD.load(path, n_features)
-    if family == "bt":
+    if family in ("bt", "mbt"):
         from fxai.models import boosted
 
         return boosted.load(path)
     import joblib
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
     from sklearn.naive_bayes import CategoricalNB
     from sklearn.tree import DecisionTreeClassifier
 
     model = joblib.load(path)
-    wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,)}.get(
-        family, (CategoricalNB, DecisionTreeClassifier))
+    forests = (RandomForestClassifier, ExtraTreesClassifier)
+    wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests}.get(
+        family, (CategoricalNB, DecisionTreeClassifier, *forests))
     if not isinstance(model, wanted):
         raise TypeError(f"it holds a {type(model).__name__}, not a "
                         + " or ".join(w.__name__ for w in wanted))
@@ -84,3 +88,15 @@ def load(path: str | Path, n_features: int | None = None, family: str | None = N
             f"It is corrupt, cut short or of another kind: delete it and rerun the workflow "
             f"(snakemake trains it again), or retrain it with the fxai command that wrote it."
         ) from e
+
+
+def n_classes(model) -> int:
+    """How many classes a loaded model tells apart (an OBDD, a binary XGBoost model: 2)."""
+    if hasattr(model, "classes_"):
+        return len(model.classes_)
+    if hasattr(model, "save_config"):  # an XGBoost Booster
+        import json
+
+        k = int(json.loads(model.save_config())["learner"]["learner_model_param"]["num_class"])
+        return max(k, 2)
+    return 2

@@ -223,9 +223,10 @@ def _parse_float_list(s: str) -> list[float]:
     return [float(v) for v in s.strip("[]").split(",") if v.strip()]
 
 
-def _base_margin32(doc: dict) -> float:
-    """XGBoost's own float32 intercept (its float32 ``-log(1/p - 1)``, whose last bits are
-    its log's): the margin of the model read from ``doc`` with every leaf set to 0."""
+def _base_margin32(doc: dict) -> np.ndarray:
+    """XGBoost's own float32 intercepts, one per output (binary: its float32
+    ``-log(1/p - 1)``, whose last bits are its log's): the margins of the model read from
+    ``doc`` with every leaf set to 0."""
     import xgboost as xgb
 
     doc = json.loads(json.dumps(doc))
@@ -236,27 +237,13 @@ def _base_margin32(doc: dict) -> float:
     b = xgb.Booster()
     b.load_model(bytearray(json.dumps(doc).encode()))
     n = int(doc["learner"]["learner_model_param"]["num_feature"])
-    return float(b.inplace_predict(np.zeros((1, n), np.float32), predict_type="margin")[0])
+    return np.ravel(b.inplace_predict(np.zeros((1, n), np.float32), predict_type="margin"))
 
 
-def from_booster(model) -> Ensemble:
-    """Read a binary ``binary:logistic`` XGBoost model into an :class:`Ensemble`."""
-    b = _booster(model)
-    doc = json.loads(b.save_raw("json"))
-    learner = doc["learner"]
-    objective = learner["objective"]["name"]
-    if objective != "binary:logistic":
-        raise ValueError(f"only binary:logistic models are supported, not {objective!r}")
-    gb = learner["gradient_booster"]
+def _read_trees(gb: dict) -> list[Tree]:
+    """The trees of a ``gbtree`` booster's JSON model (leaf values as float32 scalars)."""
     if gb["name"] != "gbtree":
         raise ValueError(f"only gbtree boosters are supported, not {gb['name']!r}")
-    param = learner["learner_model_param"]
-    if int(param.get("num_class", "0")) > 1 or int(param.get("num_target", "1")) != 1:
-        raise ValueError("only single-output binary models are supported")
-    (p,) = _parse_float_list(param["base_score"])
-    p = float(np.float32(p))
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"base_score {p} is not a probability")
     trees = []
     for t in gb["model"]["trees"]:
         if any(t.get("split_type", [])):
@@ -272,10 +259,74 @@ def from_booster(model) -> Ensemble:
                 value=np.where(left < 0, cond, np.float32(0)).astype(np.float32),
             )
         )
+    return trees
+
+
+MULTI = ("multi:softmax", "multi:softprob")
+
+
+def convert(model):
+    """An :class:`Ensemble` for a ``binary:logistic`` model, a
+    :class:`~fxai.models.scores.ScoreEnsemble` for a ``multi:softmax`` /
+    ``multi:softprob`` one (see :mod:`fxai.models.scores`)."""
+    b = _booster(model)
+    doc = json.loads(b.save_raw("json"))
+    objective = doc["learner"]["objective"]["name"]
+    if objective in MULTI:
+        return _multiclass(b, doc)
+    return from_booster(b)
+
+
+def _multiclass(b, doc: dict):
+    """The ``ScoreEnsemble`` of a multi-class booster: tree i adds its leaf to the margin of
+    class ``tree_info[i]``; the per-class float32 intercepts are XGBoost's own."""
+    from fxai.models.scores import ScoreEnsemble
+
+    learner = doc["learner"]
+    param = learner["learner_model_param"]
+    k = int(param["num_class"])
+    if int(param.get("num_target", "1")) != 1 or k < 2:
+        raise ValueError("only single-output multi-class models are supported")
+    gb = learner["gradient_booster"]
+    info = np.asarray(gb["model"]["tree_info"], dtype=np.int64)
+    trees = []
+    for t, cls in zip(_read_trees(gb), info, strict=True):
+        value = np.zeros((len(t.value), k), dtype=np.float32)
+        value[:, cls] = t.value
+        trees.append(Tree(t.feature, t.threshold, t.left, t.right, value))
+    names = b.feature_names
+    return ScoreEnsemble(
+        trees=tuple(trees),
+        base=np.asarray(_base_margin32(doc), dtype=np.float32).reshape(k),
+        divisor=1.0,
+        classes=tuple(range(k)),
+        n_features=int(param["num_feature"]),
+        kind=f"XGBoost {learner['objective']['name']}",
+        feature_names=tuple(names) if names else None,
+    )
+
+
+def from_booster(model) -> Ensemble:
+    """Read a binary ``binary:logistic`` XGBoost model into an :class:`Ensemble`."""
+    b = _booster(model)
+    doc = json.loads(b.save_raw("json"))
+    learner = doc["learner"]
+    objective = learner["objective"]["name"]
+    if objective != "binary:logistic":
+        raise ValueError(f"only binary:logistic models are supported here, not {objective!r} "
+                         f"(multi-class models: fxai.models.boosted.convert)")
+    gb = learner["gradient_booster"]
+    param = learner["learner_model_param"]
+    if int(param.get("num_class", "0")) > 1 or int(param.get("num_target", "1")) != 1:
+        raise ValueError("only single-output binary models are supported")
+    (p,) = _parse_float_list(param["base_score"])
+    p = float(np.float32(p))
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"base_score {p} is not a probability")
     names = b.feature_names
     return Ensemble(
-        trees=tuple(trees),
-        base_margin=_base_margin32(doc),
+        trees=tuple(_read_trees(gb)),
+        base_margin=float(_base_margin32(doc)[0]),
         n_features=int(param["num_feature"]),
         feature_names=tuple(names) if names else None,
     )
@@ -298,8 +349,10 @@ def train(
     n_jobs: int = 1,
     tree_method: str = "exact",
     learning_rate: float = 0.3,
+    objective: str = "binary:logistic",
 ):
-    """An ``XGBClassifier`` (binary:logistic) fitted on the de-duplicated rows of (X, y).
+    """An ``XGBClassifier`` fitted on the de-duplicated rows of (X, y): ``binary:logistic``
+    (classes 0/1) or ``multi:softprob`` / ``multi:softmax`` (classes 0..k-1).
 
     ``tree_method="exact"`` matches xgboost 1.7's single-machine default used by the
     authors (thresholds between observed values); the learning rate 0.3 is its default.
@@ -308,15 +361,19 @@ def train(
 
     y = np.asarray(y)
     classes = np.unique(y)
-    if not np.array_equal(classes, [0, 1]):
+    if objective not in ("binary:logistic", *MULTI):
+        raise ValueError(f"objective must be binary:logistic or one of {MULTI}, not {objective!r}")
+    if objective in MULTI and not np.array_equal(classes, np.arange(len(classes))):
+        raise ValueError(f"targets coded 0..k-1 are required, got classes {classes.tolist()}")
+    if objective not in MULTI and not np.array_equal(classes, [0, 1]):
         raise ValueError(f"binary targets coded 0/1 are required, got classes {classes.tolist()}")
     Xd, yd = dedup_rows(X, y)
     model = xgb.XGBClassifier(
         n_estimators=trees,
         max_depth=depth,
         learning_rate=learning_rate,
-        objective="binary:logistic",
-        eval_metric="error",
+        objective=objective,
+        eval_metric="error" if objective not in MULTI else "merror",
         tree_method=tree_method,
         random_state=seed,
         n_jobs=n_jobs,

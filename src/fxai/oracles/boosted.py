@@ -59,13 +59,13 @@ from fxai.oracles.base import Oracle
 from fxai.oracles.registry import register
 
 
-def _paths(tree) -> list[tuple[float, list[tuple[int, float, bool]]]]:
-    """(leaf value, [(feature, threshold, goes_left)]) for each root-to-leaf path."""
+def _paths(tree) -> list[tuple[int, list[tuple[int, float, bool]]]]:
+    """(leaf node, [(feature, threshold, goes_left)]) for each root-to-leaf path."""
     out, stack = [], [(0, [])]
     while stack:
         node, conds = stack.pop()
         if tree.is_leaf(node):
-            out.append((float(tree.value[node]), conds))
+            out.append((node, conds))
             continue
         f, t = int(tree.feature[node]), float(tree.threshold[node])
         stack.append((int(tree.right[node]), conds + [(f, t, False)]))
@@ -123,8 +123,29 @@ class BoostedOracle(Oracle):
 
     # ---- compilation -------------------------------------------------------------------
     def _compile(self, domains) -> None:
-        ens, x = self.ensemble, np.asarray(self.instance, dtype=np.float32)
+        ens = self.ensemble
         model = _model_tables(ens)
+        self._intervals(model, domains)
+        key = (self._sign, domains is None)
+        tables = model["leaves"].get(key) if domains is None else None
+        if tables is None:
+            sign = self._sign
+            scores = [np.stack([sign * t.value.astype(np.float64), sign * t.value,
+                                np.zeros_like(t.value)], axis=1) for t in ens.trees]
+            base = abs(ens.base_margin)
+            tables = _leaf_tables(model["paths"], self._thr, self._allowed, self._used, scores,
+                                  np.float32, base)
+            if domains is None:
+                model["leaves"][key] = tables
+        self._cf, self._clo, self._chi, self._val, self._jv, self._starts, self._tol = tables
+        self._offset = self._sign * ens.base_margin - self._cut  # bounds are relative to the cut
+        self._base = np.float32([self._sign * ens.base_margin, 0.0])
+        self._divisor = np.float32(1.0)
+
+    def _intervals(self, model: dict, domains) -> None:
+        """The instance's threshold interval per used feature and, with ``domains``, the
+        intervals a free feature may take (compressed coordinates) with a value for each."""
+        x = np.asarray(self.instance, dtype=np.float32)
         used = self._used
         self._thr = model["thr"]
         # allowed original intervals per feature (index k = number of thresholds <= value)
@@ -133,10 +154,6 @@ class BoostedOracle(Oracle):
         if domains is None:  # every interval is allowed: the leaf tables are the model's own
             self._allowed, self._reps = model["allowed"], model["reps"]
             self._v = self._vint
-            tables = model["leaves"].get(self._sign)
-            if tables is None:
-                tables = model["leaves"][self._sign] = _leaf_tables(
-                    model["paths"], self._thr, self._allowed, used, self._sign)
         else:
             allowed, reps = [], []
             for c, f in enumerate(used):
@@ -156,11 +173,7 @@ class BoostedOracle(Oracle):
             # instance interval in compressed coordinates
             self._v = np.array([int(np.searchsorted(a, k))
                                 for a, k in zip(allowed, self._vint, strict=True)], dtype=np.int64)
-            tables = _leaf_tables(model["paths"], self._thr, allowed, used, self._sign)
-        self._cf, self._clo, self._chi, self._val, self._val32, self._starts = tables
         self._size = np.array([len(a) for a in self._allowed] + [1], dtype=np.int64)
-        self._tol = model["tol"]
-        self._offset = self._sign * ens.base_margin - self._cut  # bounds are relative to the cut
         self._col = np.full(self.n_features, -1, dtype=np.int64)
         self._col[used] = np.arange(len(used))
 
@@ -194,20 +207,20 @@ class BoostedOracle(Oracle):
         lo[:n][mask] = self._v[mask]
         hi[:n][mask] = self._v[mask] + 1
         point = _search(self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
-                        np.float32(self._cut), self._inclusive, lo, hi, self._v, self._tol,
-                        self._val32, np.float32(self._sign * self.ensemble.base_margin))
+                        self._base.dtype.type(self._cut), self._inclusive, lo, hi, self._v,
+                        self._tol, self._jv, self._base, self._divisor, -1)
         return point if point.size else None
 
 
 _MODELS: dict[int, dict] = {}
 
 
-def _model_tables(ens: Ensemble) -> dict:
+def _model_tables(ens) -> dict:
     """What the oracle needs of the model alone, built once per ensemble (kept while it
     lives): root-to-leaf paths, float32 thresholds of each used feature, all intervals with a
-    representative value each, the float32 rounding bound, and (filled per class sign on
-    first use) the leaf tables without domains. So a new instance of the same model costs
-    only its own intervals."""
+    representative value each, and (filled per query kind on first use: the class sign of a
+    binary model, the class pair of a multi-class one) the leaf tables without domains. So a
+    new instance of the same model costs only its own intervals."""
     key = id(ens)
     model = _MODELS.get(key)
     if model is None:
@@ -221,27 +234,33 @@ def _model_tables(ens: Ensemble) -> dict:
         # a float32 value below T[0] stands for interval 0
         reps = [[float(np.nextafter(t[0], np.float32(-np.inf)))] + [float(v) for v in t]
                 for t in T]
-        peak = abs(ens.base_margin) + sum(float(np.abs(t.value).max()) for t in ens.trees)
         model = {"paths": paths, "thr": T, "reps": reps,
-                 "allowed": [np.arange(len(t) + 1) for t in T],
-                 "tol": 2.0 * (len(ens.trees) + 1) * peak * 2.0**-24,  # float32 vs float64
-                 "leaves": {}}
+                 "allowed": [np.arange(len(t) + 1) for t in T], "leaves": {}}
         _MODELS[key] = model
         weakref.finalize(ens, _MODELS.pop, key, None)
     return model
 
 
-def _leaf_tables(paths, thr, allowed, used, sign: float):
-    """Per tree its leaves that an allowed point reaches, sorted by signed value: the boxes
-    (feature column, lo, hi in allowed-interval coordinates; padded with the dummy feature
-    ``len(used)``), the signed values in float64 and float32, and each tree's first row."""
+def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
+    """Per tree its leaves that an allowed point reaches, sorted by value: the boxes (feature
+    column, lo, hi in allowed-interval coordinates; padded with the dummy feature
+    ``len(used)``), the values (float64), the two values the float arithmetic of the library
+    adds per leaf (in ``dtype``), each tree's first row, and the rounding bound ``tol``.
+
+    ``scores[t][node]`` is (value to minimise, addend of sum 0, addend of sum 1) of leaf
+    ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left out, and ``base``
+    bounds the absolute sum of the intercepts."""
     col = {f: c for c, f in enumerate(used)}
     n = len(used)  # index n is a dummy feature with a single interval
     depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1
-    rows_f, rows_lo, rows_hi, vals, starts = [], [], [], [], []
-    for tp in paths:
+    rows_f, rows_lo, rows_hi, vals, jv, starts = [], [], [], [], [], []
+    peak, kept = base, 0
+    for tp, sc in zip(paths, scores, strict=True):
+        if not np.any(sc[[node for node, _ in tp]]):
+            continue
+        kept += 1
         leaves = []
-        for value, conds in tp:
+        for node, conds in tp:
             box: dict[int, list[int]] = {}
             for f, t, goes_left in conds:
                 c = col[f]
@@ -255,20 +274,24 @@ def _leaf_tables(paths, thr, allowed, used, sign: float):
                 cbox[c] = (int(np.searchsorted(a, lo)), int(np.searchsorted(a, hi)))
             if any(lo >= hi for lo, hi in cbox.values()):
                 continue  # no allowed point reaches this leaf
-            leaves.append((sign * value, cbox))
+            leaves.append((float(sc[node, 0]), cbox, sc[node, 1:]))
         leaves.sort(key=lambda lv: lv[0])
+        peak += max((abs(lv[0]) + float(np.abs(lv[2]).sum()) for lv in leaves), default=0.0)
         starts.append(len(vals))
-        for value, cbox in leaves:
+        for value, cbox, pair in leaves:
             items = list(cbox.items()) + [(n, (0, 1))] * (depth - len(cbox))
             rows_f.append([c for c, _ in items])
             rows_lo.append([lo for _, (lo, _) in items])
             rows_hi.append([hi for _, (_, hi) in items])
             vals.append(value)
-    val = np.array(vals, dtype=np.float64)
+            jv.append(pair)
+    eps = float(np.finfo(dtype).eps)  # sums in dtype vs float64: 4x a rigorous bound
+    tol = 4.0 * (kept + 2) * peak * eps
     return (np.array(rows_f, dtype=np.int64).reshape(-1, depth),
             np.array(rows_lo, dtype=np.int64).reshape(-1, depth),
             np.array(rows_hi, dtype=np.int64).reshape(-1, depth),
-            val, val.astype(np.float32), np.array(starts, dtype=np.int64))
+            np.array(vals, dtype=np.float64), np.array(jv, dtype=dtype).reshape(-1, 2),
+            np.array(starts, dtype=np.int64), tol)
 
 
 @njit(cache=True)
@@ -294,24 +317,31 @@ def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover 
 
 
 @njit(cache=True)
-def _changes(first, val32, base32, cut, inclusive):  # pragma: no cover - compiled
-    """Does the pick of leaves ``first`` change the class in XGBoost's float32 arithmetic
-    (base first, trees in order; values already multiplied by the class sign)?"""
-    acc = base32
+def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - compiled
+    """Does the pick of leaves ``first`` change the class in the library's arithmetic (in
+    ``base``'s dtype: two sums, intercept first then trees in order, each divided by
+    ``divisor``, then added; the second sum's addends are negated, which rounds
+    symmetrically, so the result's sign is that of the difference of the two scores)?"""
+    acc = base.copy()
     for t in range(first.size):
-        acc = np.float32(acc + val32[first[t]])
-    return acc < cut or (acc == cut and inclusive)
+        acc[0] += jv[first[t], 0]
+        acc[1] += jv[first[t], 1]
+    acc[0] = acc[0] / divisor
+    acc[1] = acc[1] / divisor
+    acc[0] = acc[0] + acc[1]
+    return acc[0] < cut or (acc[0] == cut and inclusive)
 
 
 @njit(cache=True)
-def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol, val32,
-            base32):  # pragma: no cover - compiled
+def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol, jv,
+            base, divisor, limit):  # pragma: no cover - compiled
     """Depth-first branch and bound (see the module docstring). Boxes are per-feature
     interval ranges [lo, hi); returns a counterexample's intervals or an empty array.
     Bounds are float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the
-    float32 rounding bound); a pick
-    of compatible leaves is judged in float32 like XGBoost, and if it does not change the
-    class while other picks remain in the box, the box is split off around it."""
+    rounding bound); a pick of compatible leaves is judged in the library's own float
+    arithmetic (:func:`_changes`), and if it does not change the class while other picks
+    remain in the box, the box is split off around it. With ``limit`` >= 0 the search gives
+    up after that many boxes, returning ``[-1]`` (a point has no negative interval)."""
     n1 = lo0.size
     n = n1 - 1
     first = np.empty(starts.size, dtype=np.int64)
@@ -327,7 +357,11 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
     top = 1
     L = np.empty(n1, dtype=np.int64)
     H = np.empty(n1, dtype=np.int64)
+    boxes = 0
     while top > 0:
+        boxes += 1
+        if limit >= 0 and boxes > limit:
+            return np.full(1, -1, dtype=np.int64)
         top -= 1
         lo = slo[top].copy()
         hi = shi[top].copy()
@@ -347,7 +381,7 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
                 break
         if c >= 0:
             s = H[c]  # one chosen leaf needs x_c below s, another at or above it
-        elif _changes(first, val32, base32, cut, inclusive):  # compatible: a counterexample
+        elif _changes(first, jv, base, divisor, cut, inclusive):  # compatible: a counterexample
             point = np.empty(n, dtype=np.int64)
             for f in range(n):
                 point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]

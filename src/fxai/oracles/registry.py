@@ -19,8 +19,10 @@ from collections.abc import Callable, Sequence
 from fxai.oracles.base import Oracle
 from fxai.oracles.instance import resolve
 
-SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier or CategoricalNB, XGBoost Booster or "
-             "XGBClassifier (binary:logistic), fxai DecisionGraph, OBDD, Ensemble or XLC")
+SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
+             "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
+             "(binary:logistic, multi:softmax, multi:softprob), fxai DecisionGraph, OBDD, "
+             "Ensemble, ScoreEnsemble or XLC")
 
 _BUILDERS: list[tuple[Callable[[object], bool], Callable[..., Oracle]]] = []
 _LOADED = False
@@ -40,16 +42,18 @@ def _load_builtin() -> None:
     _LOADED = True
     import importlib
 
-    for name in ("nbc", "xpg", "boosted"):
+    for name in ("nbc", "xpg", "boosted", "scores"):
         importlib.import_module(f"fxai.oracles.{name}")
 
 
-def prepare(model: object, domains: Sequence | None = None) -> object:
+def prepare(model: object, domains: Sequence | None = None, vote: str | None = None) -> object:
     """``model`` converted (afresh, no cache) to the form the oracles read.
 
     Returns a DecisionGraph for a scikit-learn tree (``domains[i]``: the values of a
-    finite feature i, or None for a real one), an Ensemble for an XGBoost model, and
-    any other model unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
+    finite feature i, or None for a real one), an Ensemble for a binary XGBoost model, a
+    ScoreEnsemble for a multi-class one and for a random forest (``vote``: "soft", the
+    default and scikit-learn's ``predict``, or "hard", the majority of the trees' votes),
+    and any other model unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
     unfitted scikit-learn or XGBoost model.
 
     Examples
@@ -66,26 +70,36 @@ def prepare(model: object, domains: Sequence | None = None) -> object:
 yet. Call 'fit' with appropriate arguments before using this estimator.
     """
     kind, owner = _kind(model)
+    if vote is not None and kind != "forest":
+        raise TypeError(f"vote applies to random forests only, not to a {type(model).__name__}")
     if kind == "tree":
         from fxai.models.dtree import from_sklearn
 
         return from_sklearn(model, domains=domains)
-    if kind == "xgboost":
-        from fxai.models.boosted import from_booster
+    if kind == "forest":
+        from fxai.models import forest
 
-        return from_booster(owner)
+        return forest.from_sklearn(model, vote=vote or "soft")
+    if kind == "xgboost":
+        from fxai.models.boosted import convert
+
+        return convert(owner)
     return model
 
 
 def _kind(model: object) -> tuple[str, object]:
-    """("tree" | "xgboost" | "other", the object whose identity keys the cache)."""
+    """("tree" | "forest" | "xgboost" | "other", the object whose identity keys the cache)."""
     if _is_sklearn(model):
         from sklearn.tree import DecisionTreeClassifier
         from sklearn.utils.validation import check_is_fitted
 
+        from fxai.models.forest import is_forest
+
         check_is_fitted(model)
         if isinstance(model, DecisionTreeClassifier):
             return "tree", model
+        if is_forest(model):
+            return "forest", model
     if _is_xgboost(model):
         import xgboost as xgb
 
@@ -109,22 +123,24 @@ def _is_xgboost(model: object) -> bool:
     return isinstance(model, xgb.Booster | xgb.XGBModel)
 
 
-def _converted(model: object, domains: Sequence | None) -> object:
+def _converted(model: object, domains: Sequence | None, vote: str | None) -> object:
     """:func:`prepare`'s result, computed once per live model object (see the module)."""
     kind, owner = _kind(model)
     if kind == "other":
-        return model
+        return prepare(model, domains, vote)
     if kind == "tree":
         dkey = None if domains is None else tuple(None if d is None else tuple(d)
                                                    for d in domains)
-        stamp: object = (model.tree_, dkey)
+        stamp: object = (model.tree_, dkey, vote)
+    elif kind == "forest":
+        stamp = (tuple(id(e.tree_) for e in model.estimators_), vote)
     else:
-        stamp = owner.num_boosted_rounds()
+        stamp = (owner.num_boosted_rounds(), vote)
     key = id(owner)
     hit = _CACHE.get(key)
     if hit is not None and hit[0]() is owner and hit[1] == stamp:
         return hit[2]
-    value = prepare(owner if kind == "xgboost" else model, domains)
+    value = prepare(owner if kind == "xgboost" else model, domains, vote)
     _CACHE[key] = (weakref.ref(owner, lambda _, k=key: _CACHE.pop(k, None)), stamp, value)
     return value
 
@@ -137,9 +153,11 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     row of values; ``domains`` may be a DataFrame (its categorical, boolean and integer
     columns give finite domains); the oracle's ``feature_names`` are the model's (or the
     frame's), see :mod:`fxai.oracles.instance`. Keywords go to the oracle: ``domains``
-    (per feature a list of values, or None for a real one) for trees and boosted trees,
-    ``ties`` for boosted trees, ``decimals`` for naive Bayes. The first boosted oracle of
-    a process loads compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does that up front.
+    (per feature a list of values, or None for a real one) for trees and tree ensembles,
+    ``ties`` for binary boosted trees, ``decimals`` for naive Bayes; ``vote`` ("soft" or
+    "hard") chooses a random forest's vote rule (see :func:`prepare`). The first boosted
+    oracle of a process loads compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does
+    that up front.
 
     Examples
     --------
@@ -152,12 +170,13 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     Traceback (most recent call last):
     ...
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
-DecisionTreeClassifier or CategoricalNB, XGBoost Booster or XGBClassifier \
-(binary:logistic), fxai DecisionGraph, OBDD, Ensemble or XLC
+DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
+XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), fxai \
+DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     """
     _load_builtin()
     x, kwargs, names = resolve(model, x, kwargs)
-    converted = _converted(model, kwargs.get("domains"))
+    converted = _converted(model, kwargs.get("domains"), kwargs.pop("vote", None))
     for accepts, build in _BUILDERS:
         if accepts(converted):
             oracle = build(converted, x, **kwargs)

@@ -3,40 +3,101 @@
 ``weak_axp_fn(model, x, domains)`` returns the family's own test "does fixing S to x
 force the prediction?" for a batch of sets S (scikit-learn's predict on worst completions
 for NBCs, leaf boxes for trees, ``dd`` restriction for OBDDs, a compiled leaf search backed by
-a MILP for boosted trees); ``check_all`` checks that AXps are sufficient and subset-minimal
-and CXps the converse, many explanations per batch (entailment is monotone, so single
-removals suffice).
+a MILP for binary boosted trees, a MILP per rival class confirmed by the library for
+multi-class boosted trees and random forests), found by the model's type in a registry
+(:func:`register`, as the oracles are); ``check_all`` checks that AXps are sufficient and
+subset-minimal and CXps the converse, many explanations per batch (entailment is monotone,
+so single removals suffice).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 WeakAXps = Callable[[list[set[int]]], list[bool]]
-_BATCHED = ("CategoricalNB", "DecisionTreeClassifier", "OBDD")  # all other models: XGBoost
+Builder = Callable[..., tuple[WeakAXps, list[int]]]
+_CHECKERS: list[tuple[str, Callable[[object], bool], Builder]] = []
+
+
+def register(name: str, accepts: Callable[[object], bool], build: Builder) -> None:
+    """Register the checker ``build(model, x, domains, vote) -> (batched weak-AXp test,
+    features)`` for models with ``accepts(model)`` (as :func:`fxai.oracles.register`)."""
+    _CHECKERS.append((name, accepts, build))
 
 
 def _each(weak_axp: Callable[[set[int]], bool]) -> WeakAXps:
     return lambda sets: [bool(weak_axp(s)) for s in sets]
 
 
-def weak_axp_fn(model, x, domains=None) -> tuple[WeakAXps, list[int]]:
-    """(batched weak-AXp test, the features it ranges over) for ``model`` at ``x``."""
-    kind = type(model).__name__
-    if kind == "CategoricalNB":
-        from fxai.verify.nbc import weak_axp_fn as nbc_fn
+def _is_xgboost(model) -> bool:
+    try:
+        import xgboost as xgb
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, xgb.Booster | xgb.XGBModel)
 
-        return nbc_fn(model, x), list(range(model.n_features_in_))
-    if kind == "DecisionTreeClassifier":
-        from fxai.verify.xpg import TreeChecker
 
-        chk = TreeChecker(model, x, domains)
-        return _each(chk.weak_axp), list(range(chk.n))
-    if kind == "OBDD":
-        from fxai.verify.xpg import BDDChecker
+def _objective(model) -> str:
+    import json
 
-        chk = BDDChecker(model, x)
-        return _each(chk.weak_axp), list(range(chk.n))
+    booster = model.get_booster() if hasattr(model, "get_booster") else model
+    return json.loads(booster.save_config())["learner"]["objective"]["name"]
+
+
+def _is_binary_xgboost(model) -> bool:
+    """A binary XGBoost model, its saved file, or its checker (:mod:`fxai.verify.boosted`)."""
+    from fxai.verify.boosted import BoostedChecker
+
+    if isinstance(model, str | Path | BoostedChecker):
+        return True
+    return _is_xgboost(model) and _objective(model) == "binary:logistic"
+
+
+def _is_score_model(model) -> bool:
+    """A multi-class XGBoost model or a scikit-learn random forest."""
+    if _is_xgboost(model):
+        return _objective(model).startswith("multi:")
+    try:
+        from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, RandomForestClassifier | ExtraTreesClassifier)
+
+
+def _isinstance_of(module: str, name: str) -> Callable[[object], bool]:
+    def accepts(model) -> bool:
+        import importlib
+
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except ModuleNotFoundError:
+            return False
+        return isinstance(model, cls)
+    return accepts
+
+
+def _nbc(model, x, domains, vote):
+    from fxai.verify.nbc import weak_axp_fn as nbc_fn
+
+    return nbc_fn(model, x), list(range(model.n_features_in_))
+
+
+def _tree(model, x, domains, vote):
+    from fxai.verify.xpg import TreeChecker
+
+    chk = TreeChecker(model, x, domains)
+    return _each(chk.weak_axp), list(range(chk.n))
+
+
+def _obdd(model, x, domains, vote):
+    from fxai.verify.xpg import BDDChecker
+
+    chk = BDDChecker(model, x)
+    return _each(chk.weak_axp), list(range(chk.n))
+
+
+def _boosted(model, x, domains, vote):
     from fxai.verify.boosted import BoostedChecker
 
     chk = BoostedChecker(model, domains=domains)
@@ -49,17 +110,46 @@ def weak_axp_fn(model, x, domains=None) -> tuple[WeakAXps, list[int]]:
     return _each(lambda fixed: chk.entails(x, fixed)), feats
 
 
+def _scores(model, x, domains, vote):
+    from fxai.verify.scores import ScoreChecker
+
+    chk = ScoreChecker(model, x, domains, vote)
+    return _each(chk.entails), list(range(chk.n_features))
+
+
+register("scikit-learn CategoricalNB", _isinstance_of("sklearn.naive_bayes", "CategoricalNB"),
+         _nbc)
+register("scikit-learn DecisionTreeClassifier (and ExtraTreeClassifier)",
+         _isinstance_of("sklearn.tree", "DecisionTreeClassifier"), _tree)
+register("fxai OBDD", _isinstance_of("fxai.models.obdd", "OBDD"), _obdd)
+register("XGBoost binary:logistic (Booster, XGBClassifier, saved file)", _is_binary_xgboost,
+         _boosted)
+register("XGBoost multi:softmax / multi:softprob, scikit-learn RandomForestClassifier / "
+         "ExtraTreesClassifier", _is_score_model, _scores)
+
+
+def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:
+    """(batched weak-AXp test, the features it ranges over) for ``model`` at ``x``, by the
+    checker registered for the model's type (``vote``: a random forest's vote rule)."""
+    for _, accepts, build in _CHECKERS:
+        if accepts(model):
+            return build(model, x, domains, vote)
+    raise TypeError(f"no checker for a model of type {type(model).__name__}; supported: "
+                    + "; ".join(name for name, _, _ in _CHECKERS))
+
+
 def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[int]],
-              domains=None, batch: int = 2000) -> tuple[list[bool], list[bool]]:
-    """(is each AXp an AXp, is each CXp a CXp) of ``model`` at ``x``; for XGBoost (no
-    domains) the compiled leaf search checks all of them in a few calls."""
-    if type(model).__name__ not in _BATCHED and domains is None:
+              domains=None, batch: int = 2000,
+              vote: str | None = None) -> tuple[list[bool], list[bool]]:
+    """(is each AXp an AXp, is each CXp a CXp) of ``model`` at ``x``; for binary XGBoost
+    (no domains) the compiled leaf search checks all of them in a few calls."""
+    if domains is None and _is_binary_xgboost(model):
         from fxai.verify.boosted import BoostedChecker
         from fxai.verify.boosted_leaves import LeafProver
 
         return LeafProver(BoostedChecker(model)).check(x, [list(a) for a in axps],
                                                        [list(c) for c in cxps])
-    weak_axps, features = weak_axp_fn(model, x, domains)
+    weak_axps, features = weak_axp_fn(model, x, domains, vote)
     features = set(features)
     items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
     ok: list[bool] = []

@@ -1,0 +1,87 @@
+"""Tree ensembles that predict the class of highest summed score: multi-class XGBoost and
+random forests, read into one form.
+
+A :class:`ScoreEnsemble` holds trees in XGBoost's array layout (:class:`~fxai.models.boosted.Tree`,
+a float32 input ``x`` goes left iff ``x < threshold``) whose leaves carry one score per
+class. The score of class k is ``(base[k] + sum_t leaf_t(x)[k]) / divisor``, added in tree
+order in the ensemble's ``dtype``; the prediction is ``classes[argmax]``, the *first*
+class of highest score on a tie (numpy's ``argmax``, which XGBoost and scikit-learn use):
+
+* XGBoost ``multi:softmax`` / ``multi:softprob`` (:func:`fxai.models.boosted.convert`):
+  float32, tree ``i`` adds to class ``tree_info[i]`` only (``i % n_classes`` for one tree
+  per class per round), ``base`` the per-class intercepts, divisor 1.
+* scikit-learn ``RandomForestClassifier`` / ``ExtraTreesClassifier``
+  (:func:`fxai.models.forest.from_sklearn`): float64, each tree adds its leaf's class
+  fractions (soft vote, ``predict_proba``'s sum then ``/ n_trees``) or a one-hot vote for
+  its leaf's first majority class (hard vote), base 0.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from fxai.models.boosted import Tree, reject_missing
+
+
+@dataclass(frozen=True)
+class ScoreEnsemble:
+    """Trees whose leaves score every class (``Tree.value``: one row of ``n_classes``
+    scores per node, in ``dtype``); ``kind`` names the model and its vote rule.
+
+    Examples
+    --------
+    >>> stump = Tree(feature=np.array([0, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+    ...              left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+    ...              value=np.float32([[0, 0, 0], [1, 0, 1], [0, 2, 0]]))
+    >>> ens = ScoreEnsemble((stump,), np.float32([0, 0, 0]), 1.0, (0, 1, 2), 1, "example")
+    >>> ens.predict([[0.0], [1.0]]).tolist()  # x < 0.5: classes 0 and 2 tie, 0 is first
+    [0, 1]
+    """
+
+    trees: tuple[Tree, ...]
+    base: np.ndarray
+    divisor: float
+    classes: tuple
+    n_features: int
+    kind: str
+    feature_names: tuple[str, ...] | None = None
+
+    @property
+    def dtype(self) -> type:
+        return self.base.dtype.type
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    def scores(self, X) -> np.ndarray:
+        """Per row and class the score, bit for bit the library's (sums in tree order in
+        ``dtype``, then the division); missing values (NaN) are a ``ValueError``."""
+        X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        if X.shape[1] != self.n_features:
+            raise ValueError(f"expected {self.n_features} features, got {X.shape[1]}")
+        reject_missing(X, "input")
+        X32 = X.astype(np.float32)
+        total = np.tile(self.base, (len(X32), 1))
+        for t in self.trees:
+            total += t.value[t.leaf_of(X32)]
+        return total / self.dtype(self.divisor)
+
+    def predict_index(self, X) -> np.ndarray:
+        """Index (into ``classes``) of each row's first class of highest score."""
+        return np.argmax(self.scores(X), axis=1)
+
+    def predict(self, X) -> np.ndarray:
+        """Each row's class label."""
+        return np.asarray(self.classes)[self.predict_index(X)]
+
+    @functools.cached_property
+    def used_features(self) -> list[int]:
+        """Features tested in some split (the only ones that can be in an explanation)."""
+        used = set()
+        for t in self.trees:
+            used.update(int(f) for f in t.feature[t.left >= 0])
+        return sorted(used)

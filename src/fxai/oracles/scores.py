@@ -1,0 +1,120 @@
+"""Exact entailment oracle for score ensembles (:mod:`fxai.models.scores`): multi-class
+XGBoost and random forests (soft or hard vote), by the boosted trees' branch and bound.
+
+The prediction ``c`` is the first class of highest score. A point is of another class iff
+some class ``j`` reaches ``c``'s score: ``score_j > score_c``, or ``score_j == score_c`` for
+``j`` before ``c`` (first-max tie rule). So ``entails(S)`` asks, for each ``j != c`` in
+turn, the branch and bound of :mod:`fxai.oracles.boosted` whether ``score_c - score_j``
+can fall below 0 (to 0 for ``j < c``): per tree the leaf value is ``w_c - w_j`` (an XGBoost
+tree scores one class, so the query keeps only the trees of ``c`` and ``j``; a forest tree
+scores all), and a compatible pick of leaves is judged in the library's own arithmetic
+(float32 sums in tree order for XGBoost; for a soft-vote forest scikit-learn's float64 sums
+in tree order divided by the number of trees). The rivals are asked in order of their
+score at the instance, closest first, in two passes: each rival's search is first cut off
+after a few hundred boxes (a rival that can win is usually found fast, while proving that
+one cannot may take long), then the undecided rivals are searched to the end. A
+counterexample point is of another class than ``c`` under the model's own ``predict``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from fxai.models.boosted import reject_missing
+from fxai.models.scores import ScoreEnsemble
+from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search
+from fxai.oracles.registry import register
+
+_FIRST_PASS = 256  # boxes per rival in the quick first pass
+
+
+class ScoreOracle(BoostedOracle):
+    """Exact oracle for a :class:`ScoreEnsemble` at instance ``x``; ``prediction`` is the
+    class label, ``index`` its position in ``classes``. Optional ``domains`` as for
+    :class:`~fxai.oracles.boosted.BoostedOracle`.
+
+    Examples
+    --------
+    >>> from fxai.models.boosted import Tree
+    >>> stump = Tree(feature=np.array([0, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+    ...              left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+    ...              value=np.float32([[0, 0, 0], [1, 0, 1], [0, 2, 0]]))
+    >>> ens = ScoreEnsemble((stump,), np.float32([0, 0, 0]), 1.0, (0, 1, 2), 1, "example")
+    >>> o = ScoreOracle(ens, [0.0])  # classes 0 and 2 tie at x < 0.5: 0 is first
+    >>> o.prediction, o.entails([0]), o.counterexample([])
+    (0, True, [0.5])
+    """
+
+    def __init__(self, model: ScoreEnsemble, x, domains: Sequence | None = None):
+        x = list(x)
+        if len(x) != model.n_features:
+            raise ValueError(f"instance has {len(x)} values, the model {model.n_features} "
+                             "features")
+        reject_missing(x)
+        if domains is not None:
+            if len(domains) != model.n_features:
+                raise ValueError(f"domains has {len(domains)} entries, expected "
+                                 f"{model.n_features}")
+            for f, d in enumerate(domains):
+                if d is not None:
+                    reject_missing(list(d), f"domain of feature {f}")
+        self.ensemble, self.instance, self.n_features = model, x, model.n_features
+        self.scores = model.scores([x])[0]
+        self.index = int(np.argmax(self.scores))
+        self.prediction = model.classes[self.index]
+        self._used = model.used_features
+        self._domains = domains
+        self._model = _model_tables(model)
+        self._intervals(self._model, domains)
+        c = self.index
+        self._rivals = sorted((j for j in range(model.n_classes) if j != c),
+                              key=lambda j: (self.scores[c] - self.scores[j], j))
+        self._pairs: dict[int, tuple] = {}
+
+    def _pair(self, j: int) -> tuple:
+        """The leaf tables of ``score_c - score_j`` (kept per model without domains)."""
+        if j not in self._pairs:
+            ens, c = self.ensemble, self.index
+            key = (c, j)
+            tables = self._model["leaves"].get(key) if self._domains is None else None
+            if tables is None:
+                scores = [np.stack([t.value[:, c].astype(np.float64) - t.value[:, j],
+                                    t.value[:, c], -t.value[:, j]], axis=1) for t in ens.trees]
+                base = float(abs(ens.base[c]) + abs(ens.base[j]))
+                tables = _leaf_tables(self._model["paths"], self._thr, self._allowed,
+                                      self._used, scores, ens.dtype, base)
+                if self._domains is None:
+                    self._model["leaves"][key] = tables
+            self._pairs[j] = tables
+        return self._pairs[j]
+
+    def _search(self, mask: np.ndarray) -> np.ndarray | None:
+        """Branch and bound per rival class from the box of ``mask``; a counterexample or
+        None."""
+        n = len(self._used)
+        lo = np.zeros(n + 1, dtype=np.int64)
+        hi = self._size.copy()
+        lo[:n][mask] = self._v[mask]
+        hi[:n][mask] = self._v[mask] + 1
+        ens, c = self.ensemble, self.index
+        divisor = ens.dtype(ens.divisor)
+        open_rivals = list(self._rivals)
+        for limit in (_FIRST_PASS, -1):  # a quick pass over all rivals, then to the end
+            undecided = []
+            for j in open_rivals:
+                cf, clo, chi, val, jv, starts, tol = self._pair(j)
+                base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
+                point = _search(cf, clo, chi, val, starts,
+                                float(ens.base[c]) - float(ens.base[j]), ens.dtype(0), j < c,
+                                lo, hi, self._v, tol, jv, base, divisor, limit)
+                if point.size == 1 and point[0] < 0:
+                    undecided.append(j)
+                elif point.size:
+                    return point
+            open_rivals = undecided
+        return None
+
+
+register(lambda m: isinstance(m, ScoreEnsemble), ScoreOracle)

@@ -1,0 +1,306 @@
+"""Independent checker of AXps / CXps of multi-class XGBoost models and random forests: one
+MILP per rival class, solved by HiGHS, every answer confirmed by the library's own predict.
+
+Shares no code with the branch-and-bound oracle (:mod:`fxai.oracles.scores`) nor with its
+model readers: forests are read from scikit-learn's ``tree_`` arrays (left iff
+``float32(x) <= t``), XGBoost from ``Booster.trees_to_dataframe()`` (left iff
+``float32(x) < t``; tree ``i`` scores class ``i % n_classes``). A point's class is the
+library's: ``predict`` of a soft-vote forest; for a hard vote, the first class with most
+votes of the trees' own ``predict``; for XGBoost the first class of highest float32 margin
+(``inplace_predict(predict_type="margin")``).
+
+Encoding (Kantchelian et al. 2016, as :mod:`fxai.verify.boosted`): per used feature its
+sorted cuts, binaries z_fj = [x_f left of cut j], z_fj <= z_f(j+1); with a finite domain one
+binary per value (z_fj = sum of the values left of cut j); per tree leaf variables in [0, 1]
+summing to 1, the leaves under a split's left child summing to at most z_fj and those under
+its right child to at most 1 - z_fj. Fixed features have their z fixed by the instance. For
+each rival class j the MILP maximises score_j - score_c over the leaves; the optimal point,
+rebuilt from z, is scored by the library: a counterexample iff its class is not c. If the
+optimum shows a clearly better rival (by more than 1e-6 of the leaves' total) yet the
+library keeps c, the checker raises rather than guess; a near-tie optimum the library keeps
+is read as no counterexample (only another point as close to a tie, within HiGHS's
+tolerance, could be misjudged). Before the MILPs, a few seeded random completions are
+scored by the library: a counterexample among them is one (the check stays exact).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_matrix
+
+_TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the sums
+
+
+class ScoreChecker:
+    """MILP checks for one multi-class XGBoost model or random forest (``vote``: "soft" or
+    "hard" for a forest) at instance ``x``; ``domains[f]``: feature f's values, or None.
+    ``samples`` seeded random completions are scored first (0: MILP only)."""
+
+    def __init__(self, model, x: Sequence, domains: Sequence | None = None,
+                 vote: str | None = None, samples: int = 64):
+        self.model, self.vote, self.samples = model, vote or "soft", samples
+        if self.vote not in ("soft", "hard"):
+            raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
+        trees, self.strict, k, self.n_features = _read(model, self.vote)
+        self._trees = trees
+        self.x = np.asarray(x, dtype=np.float64)
+        if np.isnan(self.x).any():
+            raise ValueError("instance has missing values (NaN): not supported")
+        self.domains = list(domains) if domains is not None else [None] * self.n_features
+        self.c = int(self.classes_of(self.x[None])[0])
+        self.k = k
+        self._encode(trees)
+        self._base = self._scores(self.x[None])[0] - sum(
+            value[self._leaf(feat, thr, left, right, self.x)]
+            for feat, thr, left, right, value in trees)
+
+    # ---- the library's class of points ---------------------------------------------
+    def classes_of(self, X: np.ndarray) -> np.ndarray:
+        """Class index of each row by the library itself (see the module)."""
+        X = np.asarray(X, dtype=np.float64)
+        if _is_xgboost(self.model):
+            b = _booster(self.model)
+            m = b.inplace_predict(X.astype(np.float32), predict_type="margin")
+            return np.argmax(np.atleast_2d(m), axis=1)
+        if self.vote == "soft":
+            return np.searchsorted(self.model.classes_, self.model.predict(X))
+        votes = np.array([t.predict(X) for t in self.model.estimators_]).astype(np.int64)
+        counts = np.stack([(votes == j).sum(axis=0) for j in range(len(self.model.classes_))])
+        return np.argmax(counts, axis=0)
+
+    def _scores(self, X: np.ndarray) -> np.ndarray:
+        """The library's per-class scores (XGBoost margins, forest probabilities or votes)."""
+        if _is_xgboost(self.model):
+            m = _booster(self.model).inplace_predict(X.astype(np.float32), predict_type="margin")
+            return np.atleast_2d(m).astype(np.float64)
+        if self.vote == "soft":
+            return self.model.predict_proba(X) * len(self.model.estimators_)
+        votes = np.array([t.predict(X) for t in self.model.estimators_]).astype(np.int64)
+        return np.stack([(votes == j).sum(axis=0) for j in range(len(self.model.classes_))],
+                        axis=1).astype(np.float64)
+
+    def _leaf(self, feat, thr, left, right, x) -> int:
+        """The leaf of one tree that x reaches (the library's float32 test)."""
+        node = 0
+        while left[node] >= 0:
+            node = left[node] if self._left(x[feat[node]], thr[node]) else right[node]
+        return int(node)
+
+    # ---- encoding ------------------------------------------------------------------
+    def _encode(self, trees) -> None:
+        cuts: dict[int, set[float]] = {}
+        for feat, thr, _, _, _ in trees:
+            for f, t in zip(feat, thr, strict=True):
+                if f >= 0:
+                    cuts.setdefault(int(f), set()).add(float(t))
+        self.cuts = {f: np.array(sorted(ts)) for f, ts in cuts.items()}
+        nv = 0
+        self.z: dict[tuple[int, int], int] = {}
+        self.w: dict[int, list[tuple[float, int]]] = {}
+        for f, T in self.cuts.items():
+            for j in range(len(T)):
+                self.z[f, j] = nv
+                nv += 1
+            if self.domains[f] is not None:
+                self.w[f] = []
+                for d in sorted(set(float(v) for v in self.domains[f])):
+                    self.w[f].append((d, nv))
+                    nv += 1
+        rows: list[tuple[dict[int, float], float, float]] = []
+        for f, T in self.cuts.items():
+            rows += [({self.z[f, j]: 1.0, self.z[f, j + 1]: -1.0}, -np.inf, 0.0)
+                     for j in range(len(T) - 1)]
+            if f in self.w:
+                rows.append(({v: 1.0 for _, v in self.w[f]}, 1.0, 1.0))
+                for j, t in enumerate(T):
+                    left = {v: -1.0 for d, v in self.w[f] if self._left(d, t)}
+                    rows.append(({self.z[f, j]: 1.0, **left}, 0.0, 0.0))
+        n_int = nv
+        leaf_scores = []
+        for feat, thr, left, right, value in trees:
+            leaves = {}
+            for node in range(len(feat)):
+                if left[node] < 0:
+                    leaves[node] = nv
+                    leaf_scores.append(value[node])
+                    nv += 1
+            rows.append((dict.fromkeys(leaves.values(), 1.0), 1.0, 1.0))
+            under = _leaves_under(left, right, leaves)
+            for node in range(len(feat)):
+                if left[node] < 0:
+                    continue
+                f = int(feat[node])
+                zj = self.z[f, int(np.searchsorted(self.cuts[f], float(thr[node])))]
+                rows.append(({**dict.fromkeys(under[left[node]], 1.0), zj: -1.0}, -np.inf, 0.0))
+                rows.append(({**dict.fromkeys(under[right[node]], 1.0), zj: 1.0}, -np.inf, 1.0))
+        r, c, v = [], [], []
+        for i, (coefs, _, _) in enumerate(rows):
+            r += [i] * len(coefs)
+            c += list(coefs)
+            v += list(coefs.values())
+        self._A = coo_matrix((v, (r, c)), shape=(len(rows), nv)).tocsr()
+        self._lb = np.array([lo for _, lo, _ in rows])
+        self._ub = np.array([hi for _, _, hi in rows])
+        self._nv, self._n_int = nv, n_int
+        self._leaf_scores = np.array(leaf_scores, dtype=np.float64).reshape(-1, self.k)
+        self._integrality = np.r_[np.ones(n_int), np.zeros(nv - n_int)]
+
+    def _left(self, value: float, t: float) -> bool:
+        """Does ``value`` go to the left of cut ``t`` (the library's float32 test)?"""
+        v = np.float32(value)
+        return bool(v < np.float32(t)) if self.strict else bool(float(v) <= t)
+
+    def _rebuild(self, sol: np.ndarray, fixed: set[int]) -> np.ndarray:
+        """The point of the MILP solution: fixed features keep x, free ones take a value on
+        the side of each cut their z says."""
+        p = self.x.copy()
+        for f, T in self.cuts.items():
+            if f in fixed:
+                continue
+            if f in self.w:
+                p[f] = max(self.w[f], key=lambda dv: sol[dv[1]])[0]
+                continue
+            z = np.array([sol[self.z[f, j]] > 0.5 for j in range(len(T))])
+            j = int(np.argmax(z)) if z.any() else len(T)  # first cut x is left of
+            p[f] = self._inside(T, j)
+        return p
+
+    def _inside(self, T: np.ndarray, j: int) -> float:
+        """A value between cut j-1 and cut j (below all for j = 0, above all for len(T))."""
+        f32 = np.float32
+        if self.strict:  # left of t iff x < t: [T[j-1], T[j])
+            return float(f32(T[j - 1])) if j > 0 else float(np.nextafter(f32(T[0]), f32(-np.inf)))
+        # left of t iff float32(x) <= t: (T[j-1], T[j]]
+        if j < len(T):
+            a = f32(T[j])
+            return float(a if float(a) <= T[j] else np.nextafter(a, f32(-np.inf)))
+        a = f32(T[-1])
+        return float(a if float(a) > T[-1] else np.nextafter(a, f32(np.inf)))
+
+    # ---- queries -------------------------------------------------------------------
+    def counterexample(self, fixed: Iterable[int]) -> np.ndarray | None:
+        """A point agreeing with x on ``fixed`` of another class, or None."""
+        fixed = set(fixed)
+        lo, hi = np.zeros(self._nv), np.ones(self._nv)
+        for f, T in self.cuts.items():
+            if f not in fixed:
+                continue
+            for j, t in enumerate(T):
+                lo[self.z[f, j]] = hi[self.z[f, j]] = float(self._left(self.x[f], t))
+            for d, var in self.w.get(f, []):
+                lo[var] = hi[var] = float(np.float32(d) == np.float32(self.x[f]))
+        hit = self._sampled(fixed)
+        if hit is not None:
+            return hit
+        cons = LinearConstraint(self._A, self._lb, self._ub)
+        for j in range(self.k):
+            if j == self.c:
+                continue
+            cost = np.zeros(self._nv)  # minimise score_c - score_j
+            cost[self._n_int:] = self._leaf_scores[:, self.c] - self._leaf_scores[:, j]
+            res = milp(cost, constraints=cons, integrality=self._integrality,
+                       bounds=Bounds(lo, hi), options={"mip_rel_gap": 0.0})
+            if res.x is None:
+                raise RuntimeError(f"HiGHS found no solution ({res.message})")
+            p = self._rebuild(res.x, fixed)
+            if self.classes_of(p[None])[0] != self.c:
+                return p
+            margin = res.fun + self._base[self.c] - self._base[j]  # score_c - score_j
+            if margin < -_TOL * max(1.0, float(np.abs(self._leaf_scores).sum())):
+                raise RuntimeError("the MILP optimum beats the prediction but the library "
+                                   "keeps it: the encoding disagrees with the model")
+        return None
+
+    def _sampled(self, fixed: set[int]) -> np.ndarray | None:
+        """A counterexample among ``samples`` seeded random completions (free features on
+        random sides of their cuts, or random domain values), scored in one library call."""
+        if self.samples == 0:
+            return None
+        rng = np.random.default_rng(0)
+        pts = np.tile(self.x, (self.samples, 1))
+        for f, T in self.cuts.items():
+            if f in fixed:
+                continue
+            if f in self.w:
+                pts[:, f] = rng.choice([d for d, _ in self.w[f]], self.samples)
+            else:
+                pts[:, f] = [self._inside(T, j) for j in rng.integers(0, len(T) + 1,
+                                                                      self.samples)]
+        bad = np.flatnonzero(self.classes_of(pts) != self.c)
+        return pts[bad[0]] if bad.size else None
+
+    def entails(self, fixed: Iterable[int]) -> bool:
+        return self.counterexample(fixed) is None
+
+
+def _leaves_under(left, right, leaves: dict[int, int]) -> dict[int, list[int]]:
+    """Per node, the leaf variables of its subtree."""
+    out: dict[int, list[int]] = {}
+
+    def walk(node: int) -> list[int]:
+        if left[node] < 0:
+            out[node] = [leaves[node]]
+        else:
+            out[node] = walk(int(left[node])) + walk(int(right[node]))
+        return out[node]
+
+    walk(0)
+    return out
+
+
+def _is_xgboost(model) -> bool:
+    try:
+        import xgboost as xgb
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, xgb.Booster | xgb.XGBModel)
+
+
+def _booster(model):
+    import xgboost as xgb
+
+    return model if isinstance(model, xgb.Booster) else model.get_booster()
+
+
+def _read(model, vote: str):
+    """(trees as (feature, threshold, left, right, per-leaf class scores), strict test?,
+    classes, features); inner nodes have feature >= 0, leaves -1."""
+    if _is_xgboost(model):
+        import json
+
+        b = _booster(model)
+        cfg = json.loads(b.save_config())["learner"]
+        k = int(cfg["learner_model_param"]["num_class"])
+        if int(cfg["gradient_booster"]["gbtree_model_param"]["num_parallel_tree"]) != 1:
+            raise ValueError("only one tree per class and round (num_parallel_tree 1)")
+        n = int(cfg["learner_model_param"]["num_feature"])
+        names = b.feature_names or [f"f{i}" for i in range(n)]
+        index = {nm: i for i, nm in enumerate(names)}
+        df = b.trees_to_dataframe()
+        trees = []
+        for t, grp in df.groupby("Tree"):
+            ids = {nid: i for i, nid in enumerate(grp["ID"])}
+            inner = (grp["Feature"] != "Leaf").to_numpy()
+            feat = np.array([index[f] if ok else -1 for f, ok in zip(grp["Feature"], inner,
+                                                                      strict=True)])
+            thr = np.where(inner, grp["Split"].to_numpy(np.float64), 0.0)
+            left = np.array([ids[y] if ok else -1 for y, ok in zip(grp["Yes"], inner,
+                                                                   strict=True)])
+            right = np.array([ids[y] if ok else -1 for y, ok in zip(grp["No"], inner,
+                                                                    strict=True)])
+            value = np.zeros((len(grp), k))
+            value[:, int(t) % k] = np.where(inner, 0.0, grp["Gain"].to_numpy(np.float64))
+            trees.append((feat, thr, left, right, value))
+        return trees, True, k, n
+    k = len(model.classes_)
+    trees = []
+    for est in model.estimators_:
+        t = est.tree_
+        frac = t.value[:, 0, :k]
+        value = frac if vote == "soft" else np.eye(k)[np.argmax(frac, axis=1)]
+        feat = np.where(t.children_left < 0, -1, t.feature)
+        trees.append((feat, t.threshold, t.children_left, t.children_right, value))
+    return trees, False, k, int(model.n_features_in_)

@@ -1,0 +1,224 @@
+"""Multi-class XGBoost and random forests (soft and hard vote): the score ensemble against
+the libraries' own predictions, the oracle against brute force over the feature domains."""
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+import xgboost as xgb
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+from fxai import explain, oracles
+from fxai.models import boosted, forest
+from fxai.oracles.scores import ScoreOracle
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
+
+KINDS = ("multi:softmax", "multi:softprob", "rf-soft", "rf-hard", "et-soft", "et-hard")
+
+
+def hard_votes(clf):
+    """The majority vote of a forest's trees by scikit-learn's own tree ``predict`` (first
+    class with most votes): the hard-vote semantics, written independently of fxai."""
+    def predict(points):
+        votes = np.array([t.predict(np.asarray(points, np.float64)) for t in clf.estimators_])
+        counts = np.stack([(votes == k).sum(axis=0) for k in range(len(clf.classes_))], axis=1)
+        return clf.classes_[np.argmax(counts, axis=1)]
+    return predict
+
+
+def random_model(seed: int, kind: str, n_max: int = 5, dom_max: int = 4):
+    """(model, library predict, vote, an instance, domains) on random integer data with 3-4
+    classes."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, n_max + 1))
+    domains = [list(range(int(rng.integers(2, dom_max + 1)))) for _ in range(n)]
+    X = np.column_stack([rng.choice(d, 120) for d in domains]).astype(float)
+    k = int(rng.integers(3, 5))
+    s = X @ rng.normal(size=(n, k)) + rng.normal(scale=0.7, size=(120, k))
+    y = np.argmax(s, axis=1)
+    y[:k] = np.arange(k)  # every class occurs
+    trees, depth = int(rng.integers(1, 8)), int(rng.integers(1, 4))
+    x = [int(rng.choice(d)) for d in domains]
+    if kind.startswith("multi"):
+        model = xgb.XGBClassifier(n_estimators=trees, max_depth=depth, objective=kind,
+                                  n_jobs=1, random_state=seed).fit(X, y)
+        return model, model.predict, None, x, domains
+    cls = RandomForestClassifier if kind.startswith("rf") else ExtraTreesClassifier
+    model = cls(n_estimators=trees, max_depth=depth, random_state=seed).fit(X, y)
+    vote = kind.split("-")[1]
+    return model, model.predict if vote == "soft" else hard_votes(model), vote, x, domains
+
+
+def oracle_pair(model, predict, vote, x, domains):
+    kw = {"vote": vote} if vote else {}
+    o = oracles.for_model(model, x, domains=domains, **kw)
+    assert isinstance(o, ScoreOracle)
+    bf = BruteForceOracle(predict, domains, x)
+    assert o.prediction == bf.prediction
+    return o, bf
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_entailment_and_counterexamples_match_brute_force(kind, seed):
+    model, predict, vote, x, domains = random_model(seed, kind)
+    o, bf = oracle_pair(model, predict, vote, x, domains)
+    n = len(domains)
+    for k in range(n + 1):
+        for fixed in itertools.combinations(range(n), k):
+            expected = bf.entails(fixed)
+            cex = o.counterexample(fixed)
+            assert (cex is None) == expected, fixed
+            if cex is not None:
+                assert all(cex[i] == x[i] for i in fixed)
+                assert all(cex[i] in domains[i] for i in range(n))
+                assert predict(np.asarray([cex]))[0] != o.prediction
+    # without domains the free features range over the reals; points still check out
+    free = oracles.for_model(model, x, **({"vote": vote} if vote else {}))
+    cex = free.counterexample([])
+    assert (cex is None) == free.entails([])
+    if cex is not None:
+        assert predict(np.asarray([cex]))[0] != free.prediction
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_explanations_minimal_enumeration_complete_and_dual(kind, seed):
+    model, predict, vote, x, domains = random_model(seed, kind)
+    o, bf = oracle_pair(model, predict, vote, x, domains)
+    assert is_axp(bf, explain.find_axp(o))
+    cxp = explain.find_cxp(o)
+    assert is_cxp(bf, cxp) if cxp is not None else bf.entails([])
+    m = explain.enumerate(o, target="switch")
+    events = list(m)
+    assert m.complete
+    found_a = {e.features for e in events if e.kind == "axp"}
+    found_c = {e.features for e in events if e.kind == "cxp"}
+    assert found_a == all_axps(bf)
+    assert found_c == all_cxps(bf)
+    feats = o.features
+    for a in found_a:  # duality: every AXp hits every CXp, minimally
+        assert all(set(a) & set(c) for c in found_c)
+    assert all(set(a) <= set(feats) for a in found_a)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_scores_and_predictions_are_the_libraries(kind, seed):
+    """Bit for bit: XGBoost's float32 margins, scikit-learn's predict_proba; predict equal."""
+    model, predict, vote, _, domains = random_model(seed, kind)
+    ens = oracles.prepare(model, vote=vote)
+    X = np.column_stack([np.random.default_rng(seed).choice(d, 300) for d in domains]) + 0.5
+    if kind.startswith("multi"):
+        margin = model.get_booster().inplace_predict(X.astype(np.float32), predict_type="margin")
+        assert np.array_equal(ens.scores(X), margin)
+    elif vote == "soft":
+        assert np.array_equal(ens.scores(X), model.predict_proba(X))
+    assert np.array_equal(ens.predict(X), predict(X))
+    for row in X[:20]:
+        assert oracles.for_model(model, row, vote=vote).prediction == predict([row])[0]
+
+
+def _xgb_with_leaves(model, per_class):
+    """A copy of a multi-class XGBoost model whose every leaf of class k's trees is
+    ``per_class[k]`` (margins are then exactly base_k + rounds * per_class[k])."""
+    doc = json.loads(model.get_booster().save_raw("json"))
+    gb = doc["learner"]["gradient_booster"]["model"]
+    for t, k in zip(gb["trees"], gb["tree_info"], strict=True):
+        leaf = np.asarray(t["left_children"]) < 0
+        t["split_conditions"] = np.where(leaf, per_class[k], t["split_conditions"]).tolist()
+        t["base_weights"] = np.where(leaf, per_class[k], t["base_weights"]).tolist()
+    out = xgb.XGBClassifier(objective=model.objective)
+    out.load_model(bytearray(json.dumps(doc).encode()))
+    return out
+
+
+@pytest.mark.parametrize("objective", ["multi:softmax", "multi:softprob"])
+@pytest.mark.parametrize("leaves,expected", [([0, 0, 0], 0), ([0, 1, 1], 1), ([1, 0, 1], 0),
+                                             ([0, 0, 1], 2)])
+def test_xgboost_exact_ties_go_to_the_first_class(objective, leaves, expected):
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0]] * 3)
+    y = np.array([0, 1, 2, 0] * 3)
+    model = xgb.XGBClassifier(n_estimators=2, max_depth=1, objective=objective,
+                              base_score=0.5).fit(X, y)
+    tied = _xgb_with_leaves(model, leaves)
+    x = [0.0, 0.0]
+    assert int(tied.predict(np.asarray([x]))[0]) == expected
+    o = oracles.for_model(tied, x, domains=[[0, 1, 2], [0, 1, 2]])
+    assert o.prediction == expected and o.entails([])
+
+
+def test_softprob_predict_can_differ_from_the_margin_argmax():
+    """Measured limitation (docs/semantics.md): with margins 1 float32 ulp apart near 0,
+    softprob's float32 probabilities tie and ``XGBClassifier.predict`` takes the first
+    class, while the margin argmax (the oracle's and multi:softmax's rule) takes the other."""
+    X = np.array([[0.0], [1.0], [2.0]] * 4)
+    y = np.array([0, 1, 2] * 4)
+    a = np.float32(0.0025)
+    per_class = [-5.0, float(a), float(np.nextafter(a, np.float32(1)))]
+    for objective, expected in (("multi:softmax", 2), ("multi:softprob", 1)):
+        model = xgb.XGBClassifier(n_estimators=1, max_depth=1, objective=objective,
+                                  base_score=0.0).fit(X, y)
+        tied = _xgb_with_leaves(model, per_class)
+        assert int(tied.predict(np.zeros((1, 1)))[0]) == expected
+        assert oracles.for_model(tied, [0.0]).prediction == 2
+
+
+@pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
+@pytest.mark.parametrize("vote", ["soft", "hard"])
+def test_forest_ties_go_to_the_first_class(cls, vote):
+    """Two pure stumps voting for different classes: every point is a tie of two classes
+    (one vote, probability 1/2 each); scikit-learn and the oracle take the first."""
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    clf = cls(n_estimators=2, max_depth=1, random_state=0).fit(X, [2, 0, 1, 1])
+    for est, (f, labels) in zip(clf.estimators_, [(0, (2, 1)), (1, (0, 1))], strict=True):
+        t = est.tree_  # force stump t to split on feature f with pure leaves of `labels`
+        t.feature[0], t.threshold[0] = f, 0.5
+        for node, lab in zip((1, 2), labels, strict=True):
+            t.value[node, 0, :] = np.eye(3)[lab]
+    predict = clf.predict if vote == "soft" else hard_votes(clf)
+    domains = [[0, 1], [0, 1]]
+    for x in X:
+        o, bf = oracle_pair(clf, predict, vote, list(x), domains)
+        assert o.prediction == predict([x])[0]
+        assert all(o.entails(s) == bf.entails(s) for s in ([], [0], [1], [0, 1]))
+    assert clf.predict([[0.0, 0.0]])[0] == 0  # classes 2 and 0 tie at 1/2: 0 is first
+
+
+def test_for_model_accepts_subclasses_and_names_what_is_supported():
+    class MyForest(RandomForestClassifier):
+        pass
+
+    X, y = [[0], [1], [2], [3]], [0, 1, 2, 1]
+    o = oracles.for_model(MyForest(n_estimators=3, random_state=0).fit(X, y), [1])
+    assert isinstance(o, ScoreOracle)
+    with pytest.raises(TypeError, match="RandomForestClassifier.*multi:softprob"):
+        oracles.for_model(object(), [1])
+    with pytest.raises(TypeError, match="vote applies to random forests only"):
+        oracles.for_model(xgb.XGBClassifier(n_estimators=1).fit(X, y), [1], vote="hard")
+    with pytest.raises(ValueError, match="vote must be one of"):
+        forest.from_sklearn(RandomForestClassifier(n_estimators=2).fit(X, y), vote="mean")
+    assert boosted.MULTI == ("multi:softmax", "multi:softprob")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("first_pass", [0, 1])
+def test_first_pass_cut_off_leaves_the_answers_exact(kind, first_pass, monkeypatch):
+    """Rivals left undecided by the quick first pass are searched to the end."""
+    import fxai.oracles.scores as S
+
+    monkeypatch.setattr(S, "_FIRST_PASS", first_pass)
+    for seed in (5, 6):
+        model, predict, vote, x, domains = random_model(seed, kind)
+        o, bf = oracle_pair(model, predict, vote, x, domains)
+        for k in range(len(domains) + 1):
+            for fixed in itertools.combinations(range(len(domains)), k):
+                cex = o.counterexample(fixed)
+                assert (cex is None) == bf.entails(fixed), fixed
+                if cex is not None:
+                    assert predict(np.asarray([cex]))[0] != o.prediction
