@@ -36,7 +36,7 @@ from typing import Any
 
 from fxai.data.errors import DataError
 from fxai.data.fetch import sha256_of
-from fxai.files import temp_beside
+from fxai.files import open_atomic
 from fxai.models import ModelError
 
 LOG = logging.getLogger("fxai.run")
@@ -268,10 +268,8 @@ class Partial:
     def open(self, keep: list[str]) -> None:
         """Start the partial afresh with the header and the ``keep`` lines (atomic), then
         open it for appending."""
-        f, tmp = temp_beside(self.path)
-        with f:
+        with open_atomic(self.path) as f:
             f.write("".join(ln + "\n" for ln in [json.dumps(self.header), *keep]))
-        os.replace(tmp, self.path)
         self._fh = self.path.open("a")
 
     def append(self, obj: Any) -> None:
