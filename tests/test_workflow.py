@@ -13,7 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from fxai.data.config import check_numbers
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -120,7 +120,8 @@ def test_schemas_reject_out_of_range_values(section, key, value):
 
 @pytest.mark.parametrize("section,key,value,rule", [
     ("ffa", "methods", [], "minItems"), ("ffa", "methods", ["marco-a", "marco-a"], "unique"),
-    ("ffa", "datasets", ["mux6", "mux6"], "unique"), ("nbc", "datasets", ["iris", "iris"], "unique"),
+    ("ffa", "datasets", ["mux6", "mux6"], "unique"),
+    ("nbc", "datasets", ["iris", "iris"], "unique"),
     ("nbc", "deltas", [0.9, 0.9], "unique"), ("nbc", "targets", [4, 4], "unique"),
     ("xpg", "dt_datasets", ["iris", "iris"], "unique"),
     ("xpg", "obdd_datasets", ["corral", "corral"], "unique"),

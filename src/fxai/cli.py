@@ -20,6 +20,7 @@ from pathlib import Path
 
 import fxai
 import fxai.commands
+from fxai.errors import DataError, FetchError, ModelError
 
 #: deprecated name -> current name (the old names work for one more release)
 ALIASES = {"train-bt": "bt-train"}
@@ -58,14 +59,6 @@ nonnegative = number(float, lo=0)
 probability = number(float, 0, 1)  # deltas: [0, 1]
 fraction = number(float, 0, 1, lo_open=True, hi_open=True)  # test/validation sizes: (0, 1)
 share = number(float, 0, 1, lo_open=True)  # a share of the rows: (0, 1]
-
-
-def clear_errors() -> tuple[type[Exception], ...]:
-    """Errors whose message says all (the file or key, and what to do): no traceback needed."""
-    from fxai.data.errors import DataError, FetchError
-    from fxai.models import ModelError
-
-    return DataError, FetchError, ModelError
 
 
 def command_names() -> list[str]:
@@ -120,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args._run(args) or 0
     except Exception as e:
-        if not isinstance(e, clear_errors()):
+        if not isinstance(e, (DataError, FetchError, ModelError)):
             raise
         print(f"fxai {chosen}: error: {e}", file=sys.stderr)
         return 1

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from fxai.errors import DataError
+
 
 def temp_beside(path: str | Path, mode: str = "w") -> tuple[IO, Path]:
     """A new temporary file (opened with ``mode``) in ``path``'s folder and its path; the
@@ -45,8 +47,6 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 def read_json(path: str | Path, what: str = "JSON file") -> Any:
     """The JSON document at ``path``; DataError naming the file when missing or unparsable."""
-    from fxai.data.errors import DataError
-
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{what} {path} does not exist; run the rule that writes it.")

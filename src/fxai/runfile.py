@@ -34,10 +34,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fxai.data.errors import DataError
 from fxai.data.fetch import sha256_of
+from fxai.errors import DataError, ModelError
 from fxai.files import open_atomic
-from fxai.models import ModelError
 
 LOG = logging.getLogger("fxai.run")
 HEADER = "fxai_run"

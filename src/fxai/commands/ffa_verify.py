@@ -9,7 +9,7 @@ import logging
 import time
 
 from fxai import verify
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 from fxai.files import read_json, write_atomic
 from fxai.models import load as load_model
 

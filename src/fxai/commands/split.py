@@ -8,9 +8,9 @@ import logging
 from pathlib import Path
 
 from fxai.cli import count, fraction
-from fxai.data.errors import DataError
 from fxai.data.prepared import load
 from fxai.data.split import write_split
+from fxai.errors import DataError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

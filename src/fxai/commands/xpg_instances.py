@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from fxai.cli import positive_int, share
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 
 def nonfinite_keys(doc: Any, prefix: str = "") -> list[str]:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from fxai.data.errors import FetchError
+from fxai.errors import FetchError
 from fxai.files import open_atomic, write_atomic
 
 log = logging.getLogger(__name__)

@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from fxai.data.embedded import load_embedded
-from fxai.data.errors import DataError
 from fxai.data.fetch import read_manifest, sha256_of
 from fxai.data.generators import generate
 from fxai.data.readers import read_table
 from fxai.data.registry import Registry
+from fxai.errors import DataError
 from fxai.files import write_atomic
 
 log = logging.getLogger(__name__)

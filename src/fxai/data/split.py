@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 from fxai.files import write_atomic
 
 
