@@ -25,7 +25,6 @@ record whole.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -39,6 +38,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from fxai.errors import DataError  # noqa: E402
+from fxai.files import read_json  # noqa: E402
 from fxai.metrics.curves import (  # noqa: E402
     AxpSteps,
     StepsBuilder,
@@ -191,7 +192,8 @@ def read_run(path: str | Path, check: Mapping | None = None,
             parse_object(fh, {"axps": red.axps.add, "events": red.event, "cxps": _drop},
                          out=fields)
     except (OSError, ValueError) as err:
-        raise ValueError(f"{path}: cannot read an FFA run record: {err}") from err
+        raise DataError(f"{path}: cannot read an FFA run record: {err}; it is corrupt or cut "
+                        "short: delete it and rerun the rule that writes it") from err
     return red.result(check, str(path))
 
 
@@ -203,7 +205,10 @@ def read_checks(paths: Iterable[str | Path]) -> dict[tuple, dict]:
     """Check records of ``fxai ffa-verify`` by ``(dataset, method, instance)``."""
     found = {}
     for p in paths:
-        c = json.loads(Path(p).read_text())
+        c = read_json(p, "FFA check record")
+        if not isinstance(c, dict) or not {"dataset", "method", "instance"} <= c.keys():
+            raise DataError(f"FFA check record {p} lacks dataset, method or instance; delete it "
+                            "and rerun the rule that writes it (ffa_verify)")
         found[c["dataset"], c["method"], c["instance"]] = c
     return found
 
@@ -491,7 +496,7 @@ def make_report(
     if model_metas is not None:
         models = {}
         for p in model_metas:
-            meta = json.loads(Path(p).read_text())
+            meta = read_json(p, "model meta file")
             models[meta["dataset"]] = meta
     write_table(
         runtime_table(agg.metas, models, _paper_models() if models is not None else None),
