@@ -114,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared,
                       f"prepared table of {args.dataset}")
-    model = load_input(lambda p: load_model(p, data.n_features), args.model, "model")
+    model = load_input(lambda p: load_model(p, data.n_features, family=args.family), args.model,
+                       f"{args.family} model")
     doms = finite_domains(data.domains)
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
