@@ -2,9 +2,14 @@
 holes): each stops with exit 1 and one message naming the file, key or value, no traceback,
 and leaves no output behind."""
 
+import json
+import logging
+
 import pytest
 import test_faults
 from test_faults import fxai
+
+from fxai.data.fetch import sha256_of
 
 stages = test_faults.stages  # mux6 prepared, split, an NBC trained (a fixture)
 
@@ -22,3 +27,42 @@ def test_cross_run_refuses_a_model_of_another_family(tmp_path, capsys, stages, f
     assert code == 1 and f"model file {model} is not a valid" in err, err
     assert "Traceback" not in err
     assert not out.exists() and not list(tmp_path.glob("cross.jsonl*"))
+
+
+def test_rows_dropped_for_missing_values_are_counted_in_the_log(tmp_path, caplog):
+    from test_data_prepare import CSV, make
+    from test_data_prepare import run as prepare_toy
+
+    caplog.set_level(logging.INFO, logger="fxai.data.prepare")
+    text = CSV + "blue,1,2.0,?\n"  # one row without a target, one ('?' weight) without a value
+    p = prepare_toy(tmp_path, make(tmp_path, text, features={"default": "categorical",
+                                                             "numeric": ["weight"]}, dedup=True))
+    assert len(p.y) == 4
+    log = caplog.text
+    assert "(dataset toy): dropped 1 of 7 rows without a target value" in log
+    assert ("(dataset toy): dropped 1 of 6 rows with a missing feature value "
+            "(missing.policy drop)") in log
+    assert "(dataset toy): dropped 1 duplicate rows of 5 (dedup)" in log
+
+
+@pytest.mark.parametrize("labels,ok", [("xy", False), ("xxyy", True)])
+def test_a_dataset_too_small_to_split_is_named_with_the_minimum(tmp_path, capsys, labels, ok):
+    """2 rows (was: a traceback in the trainers, whose training rows held one class)."""
+    prep = tmp_path / "prep"
+    prep.mkdir()
+    names = [{"name": "a", "type": "categorical", "values": list(range(len(labels))),
+              "labels": list(map(str, range(len(labels))))}]
+    table = "a,target\n" + "".join(f"{i},{int(c == 'y')}\n" for i, c in enumerate(labels))
+    (prep / "toy.csv").write_text(table)
+    (prep / "toy.domains.json").write_text(json.dumps({
+        "name": "toy", "features": names, "source": "files",
+        "target": {"name": "target", "classes": [0, 1], "labels": ["x", "y"]},
+        "table": {"rows": len(labels), "sha256": sha256_of(prep / "toy.csv")}}))
+    out = tmp_path / "splits/toy.json"
+    code, err = fxai(capsys, "split", "toy", "--prepared", prep, "--out", out)
+    if ok:
+        assert code == 0 and out.exists()
+        return
+    assert code == 1 and "Traceback" not in err
+    assert f"dataset 'toy' has too few rows to split: {len(labels)} rows" in err
+    assert "at least 2 rows of each of two classes" in err and not out.parent.exists()
