@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from fxai import explain, oracles, verify
-from fxai.cli import count, positive, positive_int, probability
+from fxai.argtypes import count, positive, positive_int, probability
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.data.split import pick_instance
 from fxai.explain.paxp import approx_paxp

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from fxai import explain, oracles
-from fxai.cli import count, nonnegative, positive, positive_int
+from fxai.argtypes import count, nonnegative, positive, positive_int
 from fxai.data.prepared import load, load_split
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from fxai.cli import count, positive_int, probability
+from fxai.argtypes import count, positive_int, probability
 from fxai.commands.nbc_train import read_prepared, read_split
 from fxai.explain.paxp import approx_paxp
 from fxai.models import nbc

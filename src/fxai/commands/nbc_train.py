@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxai.cli import count, positive
+from fxai.argtypes import count, positive
 from fxai.data import prepared
 from fxai.models import nbc
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxai.cli import count, positive, positive_int, share
+from fxai.argtypes import count, positive, positive_int, share
 from fxai.data.prepared import finite_domains, load
 from fxai.explain.marco import Marco
 from fxai.models import load as load_model

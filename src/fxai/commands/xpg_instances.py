@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai.cli import positive_int, share
+from fxai.argtypes import positive_int, share
 from fxai.errors import DataError
 
 COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fxai.cli import positive_int
+from fxai.argtypes import positive_int
 from fxai.runfile import iter_records
 
 
