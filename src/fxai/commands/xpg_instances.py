@@ -69,9 +69,9 @@ def counts(ds: str, prepared: Path, raw_root: Path, registry,
 def build(args: argparse.Namespace) -> pd.DataFrame:
     from fxai.data.registry import load_registry
     from fxai.report.reference import load
-    from fxai.report.tables import alias_map
 
-    registry, aliases = load_registry(args.registry), alias_map(args.registry)
+    registry = load_registry(args.registry)
+    aliases = registry.aliases
     rows = []
     for ref in args.references:
         for _, pub in load(ref).iterrows():
