@@ -4,10 +4,13 @@ and leaves no output behind."""
 
 import json
 import logging
+import os
+import shutil
+import subprocess
 
 import pytest
 import test_faults
-from test_faults import fxai
+from test_faults import ROOT, SNAKEMAKE, fxai
 
 from fxai.data.fetch import sha256_of
 
@@ -66,3 +69,44 @@ def test_a_dataset_too_small_to_split_is_named_with_the_minimum(tmp_path, capsys
     assert code == 1 and "Traceback" not in err
     assert f"dataset 'toy' has too few rows to split: {len(labels)} rows" in err
     assert "at least 2 rows of each of two classes" in err and not out.parent.exists()
+
+
+BROKEN = {"flow": ("profile: x\nseed: [0\nnbc: {a: 1}\n",
+                   "YAML syntax error at line 3, column 4: expected ',' or ']', but got ':' "
+                   "(while parsing a flow sequence from line 2)"),
+          "indent": ("profile: x\n  seed: 0\n",
+                     "YAML syntax error at line 2, column 7: mapping values are not allowed"),
+          "list": ("- profile\n", "holds no mapping of keys (found list)")}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_check_config_names_the_file_and_line(tmp_path, capsys, case):
+    text, message = BROKEN[case]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    code, err = fxai(capsys, "check-config", ROOT / "config/config.yaml", bad)
+    assert code == 1 and f"config file {bad}{'' if case == 'list' else ':'} {message}" in err
+    assert fxai(capsys, "check-config", ROOT / "config/config.yaml",
+                ROOT / "config/paper.yaml")[0] == 0
+
+
+def test_a_yaml_error_in_the_default_config_is_named_by_the_workflow(tmp_path):
+    """snakemake's own message names no file or line; the Snakefile checks the default config
+    first (for --configfile files, `make run` runs fxai check-config)."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text(BROKEN["indent"][0])
+    r = subprocess.run([str(SNAKEMAKE), "-n", "-s", str(ROOT / "Snakefile"), "-d", str(tmp_path),
+                        "--cores", "1"], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert r.returncode != 0
+    assert f"config file config/config.yaml: {BROKEN['indent'][1]}" in r.stdout + r.stderr
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_checks_the_config_files_first():
+    r = subprocess.run(["make", "-n", "run", "CONFIG=config/paper.yaml config/paper-quick.yaml"],
+                       cwd=ROOT, capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    check = next(i for i, ln in enumerate(lines) if "fxai.cli check-config config/paper.yaml "
+                 "config/paper-quick.yaml" in ln)
+    assert check < next(i for i, ln in enumerate(lines) if "snakemake" in ln)
