@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 import test_faults
-from test_faults import ROOT, SNAKEMAKE, fxai
+from test_faults import REGISTRY, ROOT, SNAKEMAKE, fxai
 
 from fxai.data.fetch import sha256_of
 
@@ -110,3 +110,79 @@ def test_make_checks_the_config_files_first():
     check = next(i for i, ln in enumerate(lines) if "fxai.cli check-config config/paper.yaml "
                  "config/paper-quick.yaml" in ln)
     assert check < next(i for i, ln in enumerate(lines) if "snakemake" in ln)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """mux6 prepared and split, NBC and DT trained, a short run of nbc-explain, xpg-explain
+    and cross-run each."""
+    from fxai.cli import main
+
+    d = tmp_path_factory.mktemp("runs")
+    prep, split = d / "prep", d / "s.json"
+    for args in [
+        ["prepare", "mux6", "--registry", REGISTRY, "--out-dir", prep],
+        ["split", "mux6", "--prepared", prep, "--out", split],
+        ["nbc-train", "--data", prep / "mux6.csv", "--split", split, "--out", d / "nbc.joblib"],
+        ["xpg-train", "--family", "dt", "--dataset", "mux6", "--prepared", prep, "--split",
+         split, "--out-dir", d / "dt"],
+        ["nbc-explain", "--data", prep / "mux6.csv", "--split", split, "--model",
+         d / "nbc.joblib", "--out", d / "nbc.jsonl", "--instances", 2],
+        ["xpg-explain", "--family", "dt", "--dataset", "mux6", "--prepared", prep, "--model",
+         d / "dt/mux6.joblib", "--out", d / "dt.jsonl", "--max-instances", 2],
+    ]:
+        assert main([str(a) for a in args]) == 0, args
+    (d / "list.json").write_text("[1, 2]")
+    (d / "obj.json").write_text('{"a": 1}')
+    (d / "empty.csv").write_text("")
+    return d
+
+
+CASES = {  # case: (command and arguments, with {d} the fixture's folder; message)
+    "nbc-table, a cut meta file": (
+        "nbc-table --runs {d}/nbc.jsonl --models {d}/cut.meta.json --out-dir {d}/out",
+        "NBC model meta file {d}/cut.meta.json is not valid JSON (Unterminated string"),
+    "nbc-table, an xpg-explain run file": (
+        "nbc-table --runs {d}/dt.jsonl --models {d}/nbc.meta.json --out-dir {d}/out",
+        "{d}/dt.jsonl: a run file of `fxai xpg-explain`, not of `fxai nbc-explain`"),
+    "xpg-table, DT runs as OBDD runs": (
+        "xpg-table --family obdd --runs {d}/dt.jsonl --metas {d}/dt/mux6.meta.json "
+        "--out-dir {d}/out --name t",
+        "{d}/dt/mux6.meta.json: not the meta file of a obdd model (family 'dt')"),
+    "xpg-table, a meta file that is not one": (
+        "xpg-table --family dt --runs {d}/dt.jsonl --metas {d}/obj.json --out-dir {d}/out "
+        "--name t", "{d}/obj.json: not the meta file of a dt model"),
+    "cross-table, an nbc-explain run file": (
+        "cross-table {d}/nbc.jsonl --out-dir {d}/out",
+        "{d}/nbc.jsonl: a run file of `fxai nbc-explain`, not of `fxai cross-run`"),
+    "ffa-run, an instance beyond the test rows": (
+        "ffa-run --model {d}/nbc.joblib --data {d}/prep/mux6.csv --split {d}/s.json "
+        "--instance 999 --method marco-a --time-limit 1 --out {d}/out/r.json",
+        "instance index 999 out of range: the test split has 26 rows"),
+    "ffa-verify, a JSON list": (
+        "ffa-verify --run {d}/list.json --model {d}/nbc.joblib --out {d}/out/c.json",
+        "{d}/list.json: status None is not a finished run"),
+    "ffa-report, a JSON object that is no run record": (
+        "ffa-report --runs {d}/obj.json --figures-dir {d}/out --tables-dir {d}/out",
+        "{d}/obj.json: not an FFA run record (missing ['dataset', 'method', 'instance', "
+        "'status'])"),
+    "report index, an empty provenance file": (
+        "report index --results {d} --provenance {d}/empty.csv --out {d}/out/i.md",
+        "provenance file {d}/empty.csv is not valid JSON"),
+    "report table-html, an empty table": (
+        "report table-html {d}/empty.csv --out {d}/out/t.html",
+        "table {d}/empty.csv is not a CSV table"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_inputs_of_the_table_and_run_commands(runs, capsys, case):
+    """Each was a traceback or (xpg-table) a table silently labelled with the wrong family."""
+    d = runs
+    cut = d / "cut.meta.json"
+    cut.write_text((d / "nbc.meta.json").read_text()[:30])
+    args, message = CASES[case]
+    code, err = fxai(capsys, *args.format(d=d).split())
+    assert code == 1 and "Traceback" not in err, err
+    assert message.format(d=d) in err
+    assert not (d / "out").exists()

@@ -207,7 +207,8 @@ def test_corrupt_run_file(tmp_path, capsys, stages, command):
     prep, res = stages
     run = res / "runs/run.jsonl"
     run.parent.mkdir(parents=True)
-    head = json.dumps(make_header("nbc-explain", {}, {}, [0, 1, 2]))
+    writer = "cross-run" if command == "cross-table" else "nbc-explain"
+    head = json.dumps(make_header(writer, {}, {}, [0, 1, 2]))
     run.write_text(head + '\n{"dataset": "mu\n{"dataset": "mux6", "status": "done"}\n{"a": 1}\n')
     tables = tmp_path / "tables"
     if command == "nbc-table":

@@ -191,7 +191,8 @@ def test_tables_refuse_a_half_finished_run_file(tmp_path, model, fxai_cli, comma
     write_some(run, model, [1, 2, 3], 1)
     partial_path(run).replace(run)  # a half-finished file where a complete one should be
     meta = tmp_path / "toy.meta.json"
-    meta.write_text(json.dumps({"dataset": "toy", "n_features": 1, "accuracy_train": 1.0,
+    meta.write_text(json.dumps({"dataset": "toy", "family": "dt", "n_features": 1,
+                                "accuracy_train": 1.0,
                                 "accuracy_test": 1.0, "n_nodes": 3, "depth": 1}))
     tables = tmp_path / "tables"
     args = {"nbc-table": ["--runs", run, "--models", meta, "--out-dir", tables],

@@ -130,9 +130,9 @@ def incomplete(head: dict, recs: list[dict]) -> str:
     return f"{len(set(ids) & set(plan))} of {len(plan)} instances written"
 
 
-def run_records(path: str | Path) -> list[dict]:
+def run_records(path: str | Path, command: str | None = None) -> list[dict]:
     """The records of a complete run file (an incomplete or foreign file is an error)."""
-    return list(iter_records(path))
+    return list(iter_records(path, command))
 
 
 def _head(path: Path) -> tuple[dict, int]:
@@ -173,16 +173,19 @@ def stream_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
                                    "delete it and rerun its rule") from None
 
 
-def iter_records(path: str | Path) -> Iterator[dict]:
+def iter_records(path: str | Path, command: str | None = None) -> Iterator[dict]:
     """The records of a complete run file, one line at a time (tables: memory does not grow
     with the file). A first pass reads only the header and counts lines, so a half-finished
-    file is refused before any record is yielded; the planned instances are checked at the
-    end (each exactly once)."""
+    file, or one written by another command than ``command`` (when given), is refused before
+    any record is yielded; the planned instances are checked at the end (each exactly once)."""
     path = Path(path)
     head, n = _head(path)
     if "instances" in head and n < len(head["instances"]):  # more: bad lines, found below
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
+    if command is not None and head.get("command") != command:
+        raise RunFileError(f"{path}: a run file of `fxai {head.get('command')}`, not of "
+                           f"`fxai {command}`; pass the run files {command} writes")
     ids = []
     for i, obj in stream_lines(path):
         if i > 1:

@@ -111,7 +111,7 @@ def narrow(table: pd.DataFrame) -> pd.DataFrame:
 def run(args: argparse.Namespace) -> int:
     rows = []
     for path in args.runs:
-        records = [slim(r) for r in iter_records(path)]
+        records = [slim(r) for r in iter_records(path, "cross-run")]
         if records:
             rows.append(summarise(records))
     table = pd.DataFrame(rows)  # unrounded for the narrow table (3 significant digits), figure

@@ -43,7 +43,7 @@ def pick_instance(test_ids, k: int, seed: int) -> int:
     """Row id of the K-th element of a seeded permutation of the test row ids."""
     ids = np.sort(np.asarray(test_ids, dtype=int))
     if not 0 <= k < ids.size:
-        raise ValueError(f"instance index {k} out of range: the test split has {ids.size} rows")
+        raise DataError(f"instance index {k} out of range: the test split has {ids.size} rows")
     return int(np.random.default_rng(seed).permutation(ids)[k])
 
 

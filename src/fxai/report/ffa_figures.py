@@ -148,7 +148,8 @@ class _Reducer:
         rec = self.fields
         missing = [k for k in ("dataset", "method", "instance", "status") if k not in rec]
         if missing:
-            raise ValueError(f"{where}: not an FFA run record (missing {missing})")
+            raise DataError(f"{where}: not an FFA run record (missing {missing}); delete it "
+                            "and rerun the rule that writes it (ffa_run)")
         error = rec["status"] == "error"
         if self.buffered is not None:
             self.builder = StepsBuilder(sum(e[1] == "axp" for e in self.buffered),
