@@ -144,7 +144,7 @@ CASES = {  # case: (command and arguments, with {d} the fixture's folder; messag
         "NBC model meta file {d}/cut.meta.json is not valid JSON (Unterminated string"),
     "nbc-table, an xpg-explain run file": (
         "nbc-table --runs {d}/dt.jsonl --models {d}/nbc.meta.json --out-dir {d}/out",
-        "{d}/dt.jsonl: a run file of `fxai xpg-explain`, not of `fxai nbc-explain`"),
+        "{d}/dt.jsonl: a run file of 'fxai xpg-explain', not of 'fxai nbc-explain'"),
     "xpg-table, DT runs as OBDD runs": (
         "xpg-table --family obdd --runs {d}/dt.jsonl --metas {d}/dt/mux6.meta.json "
         "--out-dir {d}/out --name t",
@@ -154,7 +154,7 @@ CASES = {  # case: (command and arguments, with {d} the fixture's folder; messag
         "--name t", "{d}/obj.json: not the meta file of a dt model"),
     "cross-table, an nbc-explain run file": (
         "cross-table {d}/nbc.jsonl --out-dir {d}/out",
-        "{d}/nbc.jsonl: a run file of `fxai nbc-explain`, not of `fxai cross-run`"),
+        "{d}/nbc.jsonl: a run file of 'fxai nbc-explain', not of 'fxai cross-run'"),
     "ffa-run, an instance beyond the test rows": (
         "ffa-run --model {d}/nbc.joblib --data {d}/prep/mux6.csv --split {d}/s.json "
         "--instance 999 --method marco-a --time-limit 1 --out {d}/out/r.json",

@@ -184,8 +184,8 @@ def iter_records(path: str | Path, command: str | None = None) -> Iterator[dict]
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
     if command is not None and head.get("command") != command:
-        raise RunFileError(f"{path}: a run file of `fxai {head.get('command')}`, not of "
-                           f"`fxai {command}`; pass the run files {command} writes")
+        raise RunFileError(f"{path}: a run file of 'fxai {head.get('command')}', not of "
+                           f"'fxai {command}'; pass the run files {command} writes")
     ids = []
     for i, obj in stream_lines(path):
         if i > 1:
