@@ -26,7 +26,8 @@ def test_cross_run_refuses_a_model_of_another_family(tmp_path, capsys, stages, f
                 "--split", split, "--out-dir", res / "models/dt")[0] == 0
     model, out = res / "models/dt/mux6.joblib", tmp_path / "cross.jsonl"
     code, err = fxai(capsys, "cross-run", "--dataset", "mux6", "--family", family, "--model",
-                     model, "--split", split, "--prepared", prep, "--out", out)
+                     model, "--split", split, "--prepared", prep, "--out", out, "--instances", 2,
+                     "--time-limit", 1, "--delta", 0.9, "--seed", 0)
     assert code == 1 and f"model file {model} is not a valid" in err, err
     assert "Traceback" not in err
     assert not out.exists() and not list(tmp_path.glob("cross.jsonl*"))

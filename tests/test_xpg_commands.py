@@ -145,7 +145,7 @@ def explain_args(cmd, prep, model, out):
                 "--model", str(model), "--out", str(out)]
     return ["cross-run", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
             "--model", str(model), "--split", str(prep / "toy.split.json"), "--out", str(out),
-            "--instances", "6", "--time-limit", "5"]
+            "--instances", "6", "--time-limit", "5", "--delta", "0.95", "--seed", "0"]
 
 
 @pytest.mark.parametrize("cmd", ["xpg-explain", "cross-run"])

@@ -33,11 +33,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (test row ids)")
     p.add_argument("--prepared", default="data/prepared")
-    p.add_argument("--instances", type=positive_int, default=5,
+    # no defaults: the workflow passes config cross.* and seed, whose schema states them
+    p.add_argument("--instances", type=positive_int, required=True,
                    help="test instances (seeded sample)")
-    p.add_argument("--time-limit", type=positive, default=10.0, help="seconds per MARCO run")
-    p.add_argument("--delta", type=probability, default=0.95, help="ApproxPAXp precision threshold")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--time-limit", type=positive, required=True, help="seconds per MARCO run")
+    p.add_argument("--delta", type=probability, required=True,
+                   help="ApproxPAXp precision threshold")
+    p.add_argument("--seed", type=count, required=True)
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
 
