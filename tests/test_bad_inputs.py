@@ -130,7 +130,8 @@ def runs(tmp_path_factory):
         ["nbc-explain", "--data", prep / "mux6.csv", "--split", split, "--model",
          d / "nbc.joblib", "--out", d / "nbc.jsonl", "--instances", 2],
         ["xpg-explain", "--family", "dt", "--dataset", "mux6", "--prepared", prep, "--model",
-         d / "dt/mux6.joblib", "--out", d / "dt.jsonl", "--max-instances", 2],
+         d / "dt/mux6.joblib", "--out", d / "dt.jsonl", "--max-instances", 2, "--time-limit",
+         10, "--max-rows-all", 1000, "--fraction", 0.3, "--seed", 0],
     ]:
         assert main([str(a) for a in args]) == 0, args
     (d / "list.json").write_text("[1, 2]")
