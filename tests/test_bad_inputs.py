@@ -124,7 +124,8 @@ def runs(tmp_path_factory):
     for args in [
         ["prepare", "mux6", "--registry", REGISTRY, "--out-dir", prep],
         ["split", "mux6", "--prepared", prep, "--out", split],
-        ["nbc-train", "--data", prep / "mux6.csv", "--split", split, "--out", d / "nbc.joblib"],
+        ["nbc-train", "--data", prep / "mux6.csv", "--split", split, "--out", d / "nbc.joblib",
+         "--alpha", 1, "--decimals", 3],
         ["xpg-train", "--family", "dt", "--dataset", "mux6", "--prepared", prep, "--split",
          split, "--out-dir", d / "dt"],
         ["nbc-explain", "--data", prep / "mux6.csv", "--split", split, "--model",

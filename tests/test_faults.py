@@ -84,7 +84,8 @@ def stages(tmp_path, capsys):
     assert fxai(capsys, "split", "mux6", "--prepared", prep, "--out",
                 res / "splits/mux6.json")[0] == 0
     assert fxai(capsys, "nbc-train", "--data", prep / "mux6.csv", "--split",
-                res / "splits/mux6.json", "--out", res / "models/nbc/mux6.joblib")[0] == 0
+                res / "splits/mux6.json", "--out", res / "models/nbc/mux6.joblib",
+                "--alpha", 1, "--decimals", 3)[0] == 0
     return prep, res
 
 
@@ -120,7 +121,8 @@ def test_prepared_domains_file_cut(tmp_path, capsys, stages):
     prep, _ = stages
     cut_last_line(prep / "mux6.domains.json")
     code, err = fxai(capsys, "nbc-train", "--data", prep / "mux6.csv", "--split",
-                     tmp_path / "results/splits/mux6.json", "--out", tmp_path / "m.joblib")
+                     tmp_path / "results/splits/mux6.json", "--out", tmp_path / "m.joblib",
+                     "--alpha", 1, "--decimals", 3)
     assert code == 1 and f"{prep / 'mux6.domains.json'} is not a valid domains file" in err
     assert not (tmp_path / "m.joblib").exists()
 
@@ -150,7 +152,8 @@ def test_split_file_fault(tmp_path, capsys, stages, fault, command):
         split.write_text(json.dumps({**doc, "rows": 100, "test": doc["test"] + [80]}))
     out = tmp_path / "models"
     if command == "nbc-train":
-        args = ["--data", prep / "mux6.csv", "--out", out / "mux6.joblib"]
+        args = ["--data", prep / "mux6.csv", "--out", out / "mux6.joblib", "--alpha", 1,
+                "--decimals", 3]
     else:
         args = ["--family", "dt", "--dataset", "mux6", "--prepared", prep, "--out-dir", out]
     code, err = fxai(capsys, command, "--split", split, *args)

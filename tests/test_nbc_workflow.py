@@ -39,7 +39,7 @@ def test_train_explain_resume_table(prepared, tmp_path):
     csv, split = prepared
     model, runs = tmp_path / "m" / "toy.joblib", tmp_path / "runs" / "toy.jsonl"
     assert main(["nbc-train", "--data", str(csv), "--split", str(split),
-                 "--out", str(model)]) == 0
+                 "--out", str(model), "--alpha", "1", "--decimals", "3"]) == 0
     meta = json.loads(model.with_suffix(".meta.json").read_text())
     assert meta["accuracy_train"] > 0.6 and meta["n_features"] == 11
     args = ["nbc-explain", "--data", str(csv), "--split", str(split), "--model", str(model),
