@@ -191,7 +191,8 @@ def test_corrupt_models_stop_the_commands_that_read_them(tmp_path, capsys, stage
     nbc.write_bytes(nbc.read_bytes()[:100])
     out = res / "runs/nbc/mux6.jsonl"
     code, err = fxai(capsys, "nbc-explain", "--data", prep / "mux6.csv", "--split",
-                     res / "splits/mux6.json", "--model", nbc, "--out", out)
+                     res / "splits/mux6.json", "--model", nbc, "--out", out, "--deltas", 0.9,
+                     "--targets", 4, "--decimals", 3, "--instances", 4, "--seed", 0)
     assert code != 0 and f"model file {nbc} is not a valid naive Bayes" in err
     assert "cannot read the" not in err  # the loader's message, not wrapped a second time
     assert not out.exists()
