@@ -31,10 +31,12 @@ $(STAMP): pyproject.toml
 
 # the profile writes $(RESULTS)/report.html after the run (--report-after-run)
 run: $(STAMP)
+	$(BIN)/python -m fxai.cli check-config $(CONFIG)
 	$(BIN)/snakemake --profile profiles/$(PROFILE) $(CORES_ARG) --configfile $(CONFIG)
 
 # the report of what $(RESULTS) holds now (e.g. after a run of a few targets)
 report: $(STAMP)
+	$(BIN)/python -m fxai.cli check-config $(CONFIG)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(RESULTS)/report.html
 
 test: $(STAMP)
@@ -49,6 +51,7 @@ docs: $(STAMP)
 
 # after snakemake itself was killed: release its lock (only if no other snakemake runs here)
 unlock: $(STAMP)
+	$(BIN)/python -m fxai.cli check-config $(CONFIG)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --unlock
 
 # every benchmarks/*.py (nbc and xpg re-time the models of the default run);

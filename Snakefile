@@ -1,9 +1,18 @@
 # fxai workflow: data -> models -> explanations (verified) -> tables, figures, report.
 # Default profile: `snakemake --cores 2` (config/config.yaml, offline, minutes).
 # Full reproduction: `snakemake --cores 2 --configfile config/paper.yaml`.
+from pathlib import Path
+
 from snakemake.utils import min_version, validate
 
+from fxai.data.config import load_config
+
 min_version("8.0")
+
+# a YAML error in the default config is named with its line (snakemake's message names none;
+# for --configfile files, `fxai check-config FILE` does it: make run calls it)
+if Path("config/config.yaml").exists():
+    load_config("config/config.yaml")
 
 
 configfile: "config/config.yaml"

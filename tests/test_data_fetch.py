@@ -7,8 +7,8 @@ import urllib.error
 
 import pytest
 
-from fxai.data.errors import FetchError
 from fxai.data.fetch import MIRROR_ENV, fetch, mirror_dir, obtainable
+from fxai.errors import FetchError
 
 DATA = b"a\tb\ttarget\n1\t0\t1\n0\t1\t0\n"
 SHA = hashlib.sha256(DATA).hexdigest()

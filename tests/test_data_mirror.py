@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from fxai.data import load, load_registry
-from fxai.data.errors import DataError, FetchError
 from fxai.data.fetch import MIRROR_ENV, fetch, mirror_has, sha256_of
 from fxai.data.prepare import prepare
+from fxai.errors import DataError, FetchError
 
 # the mirror: $FXAI_DATA_MIRROR, else ../shared/datasets beside the repository (skip if absent)
 MIRROR = Path(os.environ.get(MIRROR_ENV)

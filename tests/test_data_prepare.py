@@ -8,10 +8,10 @@ import pytest
 import yaml
 
 from fxai.data import load, load_registry, load_split
-from fxai.data.errors import DataError
 from fxai.data.fetch import MIRROR_ENV, fetch
 from fxai.data.prepare import build, prepare, source_of
 from fxai.data.split import make_split, write_split
+from fxai.errors import DataError
 
 CSV = """colour,size,weight,label
 red,1,2.5,yes

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fxai.data.errors import DataError
 from fxai.data.registry import load_registry
+from fxai.errors import DataError
 
 REGISTRY = Path(__file__).resolve().parents[1] / "config" / "datasets.yaml"
 

@@ -30,7 +30,8 @@ def test_train_then_cross_run(tmp_path, family):
     runs = tmp_path / "cross.jsonl"
     assert main(["cross-run", "--dataset", "toy3", "--family", family, "--model", str(out),
                  "--split", split, "--prepared", str(prep), "--instances", "2",
-                 "--time-limit", "5", "--out", str(runs)]) == 0
+                 "--time-limit", "5", "--clock", "cpu", "--delta", "0.95", "--seed", "0",
+                 "--out", str(runs)]) == 0
     recs = list(iter_records(runs))
     assert len(recs) == 2
     assert all(r["verified"] and r["n_classes"] == 3 and r["status"] == "done" for r in recs)

@@ -84,7 +84,8 @@ def stages(tmp_path, capsys):
     assert fxai(capsys, "split", "mux6", "--prepared", prep, "--out",
                 res / "splits/mux6.json")[0] == 0
     assert fxai(capsys, "nbc-train", "--data", prep / "mux6.csv", "--split",
-                res / "splits/mux6.json", "--out", res / "models/nbc/mux6.joblib")[0] == 0
+                res / "splits/mux6.json", "--out", res / "models/nbc/mux6.joblib",
+                "--alpha", 1, "--decimals", 3)[0] == 0
     return prep, res
 
 
@@ -120,7 +121,8 @@ def test_prepared_domains_file_cut(tmp_path, capsys, stages):
     prep, _ = stages
     cut_last_line(prep / "mux6.domains.json")
     code, err = fxai(capsys, "nbc-train", "--data", prep / "mux6.csv", "--split",
-                     tmp_path / "results/splits/mux6.json", "--out", tmp_path / "m.joblib")
+                     tmp_path / "results/splits/mux6.json", "--out", tmp_path / "m.joblib",
+                     "--alpha", 1, "--decimals", 3)
     assert code == 1 and f"{prep / 'mux6.domains.json'} is not a valid domains file" in err
     assert not (tmp_path / "m.joblib").exists()
 
@@ -150,7 +152,8 @@ def test_split_file_fault(tmp_path, capsys, stages, fault, command):
         split.write_text(json.dumps({**doc, "rows": 100, "test": doc["test"] + [80]}))
     out = tmp_path / "models"
     if command == "nbc-train":
-        args = ["--data", prep / "mux6.csv", "--out", out / "mux6.joblib"]
+        args = ["--data", prep / "mux6.csv", "--out", out / "mux6.joblib", "--alpha", 1,
+                "--decimals", 3]
     else:
         args = ["--family", "dt", "--dataset", "mux6", "--prepared", prep, "--out-dir", out]
     code, err = fxai(capsys, command, "--split", split, *args)
@@ -188,7 +191,8 @@ def test_corrupt_models_stop_the_commands_that_read_them(tmp_path, capsys, stage
     nbc.write_bytes(nbc.read_bytes()[:100])
     out = res / "runs/nbc/mux6.jsonl"
     code, err = fxai(capsys, "nbc-explain", "--data", prep / "mux6.csv", "--split",
-                     res / "splits/mux6.json", "--model", nbc, "--out", out)
+                     res / "splits/mux6.json", "--model", nbc, "--out", out, "--deltas", 0.9,
+                     "--targets", 4, "--decimals", 3, "--instances", 4, "--seed", 0)
     assert code != 0 and f"model file {nbc} is not a valid naive Bayes" in err
     assert "cannot read the" not in err  # the loader's message, not wrapped a second time
     assert not out.exists()
@@ -207,7 +211,8 @@ def test_corrupt_run_file(tmp_path, capsys, stages, command):
     prep, res = stages
     run = res / "runs/run.jsonl"
     run.parent.mkdir(parents=True)
-    head = json.dumps(make_header("nbc-explain", {}, {}, [0, 1, 2]))
+    writer = "cross-run" if command == "cross-table" else "nbc-explain"
+    head = json.dumps(make_header(writer, {}, {}, [0, 1, 2]))
     run.write_text(head + '\n{"dataset": "mu\n{"dataset": "mux6", "status": "done"}\n{"a": 1}\n')
     tables = tmp_path / "tables"
     if command == "nbc-table":

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fxai.data.errors import DataError
 from fxai.data.images import area_matrix, downscale, prepare_image, read_idx
 from fxai.data.text import clean, prepare_text, text_split
+from fxai.errors import DataError
 
 # the mirror: $FXAI_DATA_MIRROR, else ../shared/datasets beside the repository (skip if absent)
 MIRROR = Path(os.environ.get("FXAI_DATA_MIRROR")

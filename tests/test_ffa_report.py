@@ -277,3 +277,21 @@ def test_runtime_table_hardness_columns():
                                                                             "hardness"]
     assert t.loc["sarcasm", "hardness"] == "model meta not given"
     assert "hardness" not in runtime_table(recs).columns
+
+
+@pytest.mark.parametrize("cut", ["run", "check", "meta"])
+def test_a_cut_run_check_or_meta_file_is_named_with_its_line(tmp_path, fxai_cli, cut):
+    """ffa-report stops with the file and the line of a record cut short, no traceback."""
+    files = {}
+    for name, doc in [("run", record("mnist-1vs3", 0, "marco-a", A)),
+                      ("check", {"dataset": "mnist-1vs3", "method": "marco-a", "instance": 0,
+                                 "verified": True}),
+                      ("meta", {"dataset": "mnist-1vs3", "trees": 5, "depth": 3})]:
+        text = json.dumps(doc, indent=1)
+        files[name] = tmp_path / f"{name}.json"
+        files[name].write_text(text[:len(text) // 2] if name == cut else text)
+    code, err = fxai_cli("ffa-report", "--runs", files["run"], "--checks", files["check"],
+                         "--models", files["meta"], "--figures-dir", tmp_path / "fig",
+                         "--tables-dir", tmp_path / "tab", "--registry", REGISTRY)
+    assert code == 1 and "Traceback" not in err, err
+    assert f"{files[cut]}" in err and "line" in err and "rerun" in err

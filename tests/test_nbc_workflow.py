@@ -40,15 +40,20 @@ def prepared(tmp_path):
     return toy(tmp_path)
 
 
+NBC_SETTINGS = ["--deltas", "0.9", "--targets", "4", "--decimals", "3", "--instances", "4",
+                "--seed", "0"]
+
+
 def test_train_explain_resume_table(prepared, tmp_path):
     csv, split = prepared
     model, runs = tmp_path / "m" / "toy.joblib", tmp_path / "runs" / "toy.jsonl"
     assert main(["nbc-train", "--data", str(csv), "--split", str(split),
-                 "--out", str(model)]) == 0
+                 "--out", str(model), "--alpha", "1", "--decimals", "3"]) == 0
     meta = json.loads(model.with_suffix(".meta.json").read_text())
     assert meta["accuracy_train"] > 0.6 and meta["n_features"] == 11
     args = ["nbc-explain", "--data", str(csv), "--split", str(split), "--model", str(model),
-            "--out", str(runs), "--seed", "1", "--targets", "9", "4"]
+            "--out", str(runs), "--seed", "1", "--targets", "9", "4", "--deltas", "0.98",
+            "0.95", "0.93", "0.90", "--decimals", "3"]
     assert main(args + ["--instances", "10"]) == 0
     first = runs.read_text().splitlines()[1:]
     partial = runs.with_name(runs.name + ".partial")
@@ -82,12 +87,12 @@ def test_multiclass_train_explain_table(tmp_path):
     csv, split = toy(tmp_path, classes=3)
     model, runs = tmp_path / "m" / "toy.joblib", tmp_path / "runs" / "toy.jsonl"
     assert main(["nbc-train", "--data", str(csv), "--split", str(split),
-                 "--out", str(model)]) == 0
+                 "--out", str(model), "--alpha", "1.0", "--decimals", "3"]) == 0
     meta = json.loads(model.with_suffix(".meta.json").read_text())
     assert meta["classes"] == 3 and meta["scaled_accuracy_test"] is None
     assert main(["nbc-explain", "--data", str(csv), "--split", str(split), "--model",
                  str(model), "--out", str(runs), "--targets", "9", "2", "--instances",
-                 "12"]) == 0
+                 "12", "--deltas", "0.9", "--decimals", "3", "--seed", "0"]) == 0
     recs = run_records(runs)
     assert len(recs) == 12 and len({r["prediction"] for r in recs}) > 1
     assert all(r["verified"] is True and r["classes"] == 3 for r in recs)
@@ -106,7 +111,7 @@ def test_a_corrupt_model_exits_nonzero_naming_it(prepared, tmp_path, fxai_cli):
     bad.write_bytes(b"\x80\x04 not a joblib file")
     out = tmp_path / "runs" / "toy.jsonl"
     code, err = fxai_cli("nbc-explain", "--data", csv, "--split", split, "--model", bad,
-                         "--out", out)
+                         "--out", out, *NBC_SETTINGS)
     assert code != 0 and f"model file {bad} is not a valid naive Bayes" in err
     assert "cannot read the" not in err  # not wrapped a second time
     assert not out.parent.exists()

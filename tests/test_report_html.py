@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from fxai.commands.report import write_index
+from fxai.errors import DataError
 from fxai.report import html, provenance
 from fxai.report.results import section_of
 from fxai.report.tables import write_table
@@ -38,8 +39,11 @@ def test_table_page_plain_and_missing(tmp_path: Path) -> None:
     pd.DataFrame({"dataset": ["a<b"], "v": [1.5]}).to_csv(tmp_path / "t.csv", index=False)
     text = html.table_page(tmp_path / "t.csv", tmp_path / "t.html").read_text()
     assert "a&lt;b" in text and "Fidelity" not in text
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(DataError, match="absent.csv does not exist"):
         html.table_page(tmp_path / "absent.csv", tmp_path / "x.html")
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(DataError, match="empty.csv is not a CSV table"):
+        html.table_page(tmp_path / "empty.csv", tmp_path / "x.html")
 
 
 def test_provenance_files(tmp_path: Path) -> None:

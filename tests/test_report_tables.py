@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from fxai.errors import DataError
 from fxai.report.tables import (
     MATCH,
     Tolerance,
@@ -37,7 +38,8 @@ def ref_root(tmp_path: Path) -> Path:
 @pytest.fixture()
 def registry(tmp_path: Path) -> Path:
     path = tmp_path / "datasets.yaml"
-    path.write_text("datasets:\n  mushroom:\n    aliases: [agaricus-lepiota, Agaricus]\n")
+    path.write_text("version: 1\ndatasets:\n  mushroom:\n    title: Mushroom\n    papers: []\n"
+                    "    aliases: [agaricus-lepiota, Agaricus]\n    generator: {name: mux6}\n")
     return path
 
 
@@ -51,8 +53,11 @@ def ours() -> pd.DataFrame:
     )
 
 
-def test_alias_map_formats(tmp_path: Path, registry: Path) -> None:
-    assert alias_map(registry)["agaricus"] == "mushroom"
+def test_alias_map_reads_the_registry(tmp_path: Path, registry: Path) -> None:
+    """The registry's one parser: its aliases, and its error for a file that is no registry
+    (the map once read other layouts of its own)."""
+    assert alias_map(registry) == {"mushroom": "mushroom", "agaricus-lepiota": "mushroom",
+                                   "agaricus": "mushroom"}
     assert alias_map(tmp_path / "absent.yaml") == {}
 
 
@@ -62,8 +67,9 @@ def test_alias_map_from_another_working_directory(tmp_path: Path, monkeypatch) -
     monkeypatch.chdir(tmp_path)
     assert alias_map()["mammographic-masses"] == "mamo"
     listed = tmp_path / "list.yaml"
-    listed.write_text("datasets:\n  - name: iris\n    aliases: [Iris]\naliases:\n  tumour: tumor\n")
-    assert alias_map(listed) == {"iris": "iris", "tumour": "tumor"}
+    listed.write_text("datasets:\n  - name: iris\n    aliases: [Iris]\n")
+    with pytest.raises(DataError, match=f"dataset registry {listed} is invalid"):
+        alias_map(listed)
 
 
 def test_combine_layout_and_rows(ref_root: Path, registry: Path) -> None:

@@ -217,7 +217,8 @@ def test_tables_refuse_a_half_finished_run_file(tmp_path, model, fxai_cli, comma
     write_some(run, model, [1, 2, 3], 1)
     partial_path(run).replace(run)  # a half-finished file where a complete one should be
     meta = tmp_path / "toy.meta.json"
-    meta.write_text(json.dumps({"dataset": "toy", "n_features": 1, "accuracy_train": 1.0,
+    meta.write_text(json.dumps({"dataset": "toy", "family": "dt", "n_features": 1,
+                                "accuracy_train": 1.0,
                                 "accuracy_test": 1.0, "n_nodes": 3, "depth": 1}))
     tables = tmp_path / "tables"
     args = {"nbc-table": ["--runs", run, "--models", meta, "--out-dir", tables],
@@ -227,3 +228,41 @@ def test_tables_refuse_a_half_finished_run_file(tmp_path, model, fxai_cli, comma
     code, err = fxai_cli(command, *args)
     assert code != 0 and f"{run}: incomplete run file, 1 of 3 instances written" in err
     assert not tables.exists() or not any(tables.iterdir())
+
+
+def test_a_full_disk_during_a_resume_leaves_no_temporary_file(tmp_path, model, monkeypatch):
+    """The partial is rewritten through a temporary file when a run resumes: a write that
+    fails (ENOSPC) removes it and keeps the partial to resume from."""
+    import errno
+
+    import fxai.files
+
+    out = tmp_path / "run.jsonl"
+    write_some(out, model, [0, 1, 2], 2)
+    before = partial_path(out).read_text()
+    real = fxai.files.temp_beside
+
+    def full_disk(path, mode="w"):
+        f, tmp = real(path, mode)
+
+        class Full:
+            def write(self, data):
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                f.close()
+
+        return Full(), tmp
+
+    monkeypatch.setattr(fxai.files, "temp_beside", full_disk)
+    with pytest.raises(OSError, match="No space"), RunWriter(out, "test", SETTINGS,
+                                                            {"model": model}, [0, 1, 2]):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin", partial_path(out).name]
+    assert partial_path(out).read_text() == before
+    with pytest.raises(OSError, match="No space"):
+        write_atomic(tmp_path / "table.csv", "a,b\n")
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())

@@ -13,7 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from fxai.data.config import check_numbers
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -116,6 +116,23 @@ def test_schemas_reject_out_of_range_values(section, key, value):
         else:
             validate({**config, section: sec},
                      str(ROOT / "workflow/schemas/config.schema.yaml"))
+
+
+@pytest.mark.parametrize("section,key,value,rule", [
+    ("ffa", "methods", [], "minItems"), ("ffa", "methods", ["marco-a", "marco-a"], "unique"),
+    ("ffa", "datasets", ["mux6", "mux6"], "unique"),
+    ("nbc", "datasets", ["iris", "iris"], "unique"),
+    ("nbc", "deltas", [0.9, 0.9], "unique"), ("nbc", "targets", [4, 4], "unique"),
+    ("xpg", "dt_datasets", ["iris", "iris"], "unique"),
+    ("xpg", "obdd_datasets", ["corral", "corral"], "unique"),
+])
+def test_schemas_reject_empty_or_repeated_lists(section, key, value, rule):
+    """An empty method list fails at the config, not later; a dataset (or delta, target)
+    listed twice would give duplicated table rows."""
+    config = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    with pytest.raises(WorkflowError, match=rule):
+        validate({**config[section], key: value},
+                 str(ROOT / "workflow/schemas" / f"{section}.schema.yaml"))
 
 
 def test_config_without_report_section_uses_the_defaults(tmp_path):

@@ -62,7 +62,8 @@ def test_train_explain_table(tmp_path, family):
         assert meta["n_nodes"] == 9  # the mux6 OBDD with address bits first
         assert (models / "toy.dlist.json").exists()
     args = ["xpg-explain", "--family", family, "--dataset", "toy", "--model", str(model),
-            "--prepared", str(prep), "--out", str(run)]
+            "--prepared", str(prep), "--out", str(run), "--time-limit", "60", "--clock", "cpu",
+            "--max-rows-all", "1000", "--fraction", "0.3", "--seed", "0"]
     assert main(args + ["--max-instances", "20"]) == 0
     recs = run_records(run)
     assert len(recs) == 20 and all(r["status"] == "done" and r["verified"] for r in recs)
@@ -98,7 +99,9 @@ def test_no_time_is_not_verified_and_incomplete_runs_are_refused(tmp_path):
     run = tmp_path / "run.jsonl"
     assert main(["xpg-explain", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
                  "--model", str(models / "toy.joblib"), "--out", str(run), "--time-limit", "1e-9",
-                 "--max-instances", "5"]) == 0
+                 "--clock", "cpu", "--max-instances", "5", "--max-rows-all", "1000",
+                 "--fraction", "0.3",
+                 "--seed", "0"]) == 0
     recs = run_records(run)
     assert len(recs) == 5
     for r in recs:  # nothing found, nothing checked: not "verified", and says it timed out
@@ -151,10 +154,12 @@ def mux6_dt(tmp_path):
 def explain_args(cmd, prep, model, out):
     if cmd == "xpg-explain":
         return ["xpg-explain", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-                "--model", str(model), "--out", str(out)]
+                "--model", str(model), "--out", str(out), "--time-limit", "60", "--clock", "cpu",
+                "--max-rows-all", "1000", "--fraction", "0.3", "--seed", "0"]
     return ["cross-run", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
             "--model", str(model), "--split", str(prep / "toy.split.json"), "--out", str(out),
-            "--instances", "6", "--time-limit", "5"]
+            "--instances", "6", "--time-limit", "5", "--clock", "cpu", "--delta", "0.95",
+            "--seed", "0"]
 
 
 @pytest.mark.parametrize("cmd", ["xpg-explain", "cross-run"])

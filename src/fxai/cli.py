@@ -2,8 +2,7 @@
 
 Only the module of the command being run is imported, so each rule starts fast; ``fxai --help``
 lists every command with the first sentence of its module docstring (read, not imported).
-The argparse value types below (:func:`number` and its instances) are shared by the commands:
-a value out of range stops with a message naming the option.
+The commands' argparse value types are in :mod:`fxai.argtypes`.
 """
 
 from __future__ import annotations
@@ -12,61 +11,16 @@ import argparse
 import ast
 import importlib
 import importlib.util
-import math
 import pkgutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import fxai
 import fxai.commands
+from fxai.errors import DataError, FetchError, ModelError, ScoreError
 
 #: deprecated name -> current name (the old names work for one more release)
 ALIASES = {"train-bt": "bt-train"}
-
-
-def number(
-    cast: type = float,
-    lo: float | None = None,
-    hi: float | None = None,
-    lo_open: bool = False,
-    hi_open: bool = False,
-) -> Callable[[str], int | float]:
-    """An argparse ``type=``: a finite ``cast`` value in [lo, hi] (open ends where told)."""
-
-    def parse(text: str) -> int | float:
-        try:
-            value = cast(text)
-        except ValueError:
-            kind = "an integer" if cast is int else "a number"
-            raise argparse.ArgumentTypeError(f"{text!r} is not {kind}") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if lo is not None and (value < lo or (lo_open and value == lo)):
-            raise argparse.ArgumentTypeError(f"{text} must be {'>' if lo_open else '>='} {lo}")
-        if hi is not None and (value > hi or (hi_open and value == hi)):
-            raise argparse.ArgumentTypeError(f"{text} must be {'<' if hi_open else '<='} {hi}")
-        return value
-
-    return parse
-
-
-positive_int = number(int, lo=1)  # counts that must be at least one (instances, trees)
-count = number(int, lo=0)  # seeds, indices, decimals
-positive = number(float, lo=0, lo_open=True)  # time limits, smoothing, ratios
-nonnegative = number(float, lo=0)
-probability = number(float, 0, 1)  # deltas: [0, 1]
-fraction = number(float, 0, 1, lo_open=True, hi_open=True)  # test/validation sizes: (0, 1)
-share = number(float, 0, 1, lo_open=True)  # a share of the rows: (0, 1]
-
-
-def clear_errors() -> tuple[type[Exception], ...]:
-    """Errors whose message says all (the file or key, and what to do): no traceback needed."""
-    from fxai.attribution.heuristic import ScoreError
-    from fxai.data.errors import DataError, FetchError
-    from fxai.models import ModelError
-
-    return DataError, FetchError, ModelError, ScoreError
 
 
 def command_names() -> list[str]:
@@ -121,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args._run(args) or 0
     except Exception as e:
-        if not isinstance(e, clear_errors()):
+        if not isinstance(e, (DataError, FetchError, ModelError, ScoreError)):
             raise
         print(f"fxai {chosen}: error: {e}", file=sys.stderr)
         return 1

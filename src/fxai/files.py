@@ -9,8 +9,12 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
+
+from fxai.errors import DataError
 
 
 def temp_beside(path: str | Path, mode: str = "w") -> tuple[IO, Path]:
@@ -22,21 +26,27 @@ def temp_beside(path: str | Path, mode: str = "w") -> tuple[IO, Path]:
     return open(tmp, mode.replace("w", "x")), tmp  # "x": never clobbers, mode from the umask
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename."""
-    f, tmp = temp_beside(path)
+@contextmanager
+def open_atomic(path: str | Path, mode: str = "w") -> Iterator[IO]:
+    """A temporary file beside ``path`` to write in the ``with`` block: renamed onto ``path``
+    when the block ends normally, removed on every failure (a full disk, an exception)."""
+    f, tmp = temp_beside(path, mode)
     try:
         with f:
-            f.write(text)
+            yield f
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename."""
+    with open_atomic(path) as f:
+        f.write(text)
+
+
 def read_json(path: str | Path, what: str = "JSON file") -> Any:
     """The JSON document at ``path``; DataError naming the file when missing or unparsable."""
-    from fxai.data.errors import DataError
-
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{what} {path} does not exist; run the rule that writes it.")

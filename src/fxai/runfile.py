@@ -36,10 +36,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fxai.data.errors import DataError
 from fxai.data.fetch import sha256_of
-from fxai.files import temp_beside
-from fxai.models import ModelError
+from fxai.errors import DataError, ModelError
+from fxai.files import open_atomic
 from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.run")
@@ -135,9 +134,9 @@ def incomplete(head: dict, recs: list[dict]) -> str:
     return f"{len(set(ids) & set(plan))} of {len(plan)} instances written"
 
 
-def run_records(path: str | Path) -> list[dict]:
+def run_records(path: str | Path, command: str | None = None) -> list[dict]:
     """The records of a complete run file (an incomplete or foreign file is an error)."""
-    return list(iter_records(path))
+    return list(iter_records(path, command))
 
 
 def _head(path: Path) -> tuple[dict, int]:
@@ -178,22 +177,25 @@ def stream_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
                                    "delete it and rerun its rule") from None
 
 
-def iter_records(path: str | Path) -> Iterator[dict]:
+def iter_records(path: str | Path, command: str | None = None) -> Iterator[dict]:
     """The records of a complete run file, one line at a time (tables: memory does not grow
     with the file). A first pass reads only the header and counts lines, so a half-finished
-    file is refused before any record is yielded; the planned instances are checked at the
-    end (each exactly once)."""
-    yield from iter_run(path)[1]
+    file, or one written by another command than ``command`` (when given), is refused before
+    any record is yielded; the planned instances are checked at the end (each exactly once)."""
+    yield from iter_run(path, command)[1]
 
 
-def iter_run(path: str | Path) -> tuple[dict, Iterator[dict]]:
+def iter_run(path: str | Path, command: str | None = None) -> tuple[dict, Iterator[dict]]:
     """``(header, records)`` of a complete run file, the records as :func:`iter_records`
-    yields them; a half-finished file is refused at once."""
+    yields them; a half-finished file (or one of another command) is refused at once."""
     path = Path(path)
     head, n = _head(path)
     if "instances" in head and n < len(head["instances"]):  # more: bad lines, found below
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
+    if command is not None and head.get("command") != command:
+        raise RunFileError(f"{path}: a run file of 'fxai {head.get('command')}', not of "
+                           f"'fxai {command}'; pass the run files {command} writes")
     return head, _records(path, head)
 
 
@@ -288,10 +290,8 @@ class Partial:
     def open(self, keep: list[str]) -> None:
         """Start the partial afresh with the header and the ``keep`` lines (atomic), then
         open it for appending."""
-        f, tmp = temp_beside(self.path)
-        with f:
+        with open_atomic(self.path) as f:
             f.write("".join(ln + "\n" for ln in [json.dumps(self.header), *keep]))
-        os.replace(tmp, self.path)
         self._fh = self.path.open("a")
 
     def append(self, obj: Any) -> None:

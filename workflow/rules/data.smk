@@ -8,7 +8,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 from fxai.data.fetch import missing_message, unobtainable
 from fxai.data.prepare import DEFAULT_ORDER, source_of
 from fxai.data.registry import load_registry

@@ -29,7 +29,7 @@ from math import comb
 
 import numpy as np
 
-from fxai.attribution.shapley import shapley_weights
+from fxai.attribution.weights import shapley_weights
 from fxai.models.dgraph import DecisionGraph
 
 

@@ -29,12 +29,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from fxai.errors import ScoreError
+
 Score = Callable[..., Sequence[float]]
-
-
-class ScoreError(ValueError):
-    """A user score that cannot be loaded or returned something other than one finite
-    number per feature (the message names the score)."""
 
 
 def _graph_model(model):
@@ -209,7 +206,7 @@ def load_score(spec: str) -> Score:
     >>> load_score("no_such_module_xyz:f")
     Traceback (most recent call last):
     ...
-    fxai.attribution.heuristic.ScoreError: score 'no_such_module_xyz:f': cannot import ...
+    fxai.errors.ScoreError: score 'no_such_module_xyz:f': cannot import ...
     """
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
@@ -234,7 +231,7 @@ def check_scores(spec: str, values, n: int) -> list[float]:
     >>> check_scores("mine:f", [1.0], 2)
     Traceback (most recent call last):
     ...
-    fxai.attribution.heuristic.ScoreError: score 'mine:f' returned 1 values for 2 features
+    fxai.errors.ScoreError: score 'mine:f' returned 1 values for 2 features
     """
     try:
         arr = np.asarray(values, dtype=float).ravel()

@@ -33,24 +33,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from fxai.attribution.weights import shapley_weights
 from fxai.oracles.base import Oracle
 
 MAX_FEATURES = 16  # 2^16 coalitions: the size limit of the exponential routes
 MAX_POINTS = 2 ** 22  # largest feature space the grid route classifies
 ROUTES = ("auto", "graph", "subsets", "grid")
 VALUES = ("probability", "class")
-
-
-def shapley_weights(n: int) -> np.ndarray:
-    """``w[k] = k!(n−k−1)!/n!``: the weight of a coalition of ``k`` of the other players.
-
-    Examples
-    --------
-    >>> shapley_weights(3).tolist()  # 1/3, 1/6, 1/3
-    [0.3333333333333333, 0.16666666666666666, 0.3333333333333333]
-    """
-    return np.array([math.factorial(k) * math.factorial(n - k - 1) / math.factorial(n)
-                     for k in range(n)])
 
 
 def from_game(v: np.ndarray) -> np.ndarray:

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from fxai import attribution, oracles, verify
+from fxai.argtypes import count, positive, positive_int
 from fxai.attribution import heuristic
 from fxai.attribution.measures import disagreement
-from fxai.cli import count, positive, positive_int
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.data.split import pick_instance
 from fxai.models import load as load_model

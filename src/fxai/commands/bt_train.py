@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxai.cli import count, positive, positive_int
+from fxai.argtypes import count, positive, positive_int
 from fxai.data.prepared import load, load_split
 from fxai.models import boosted
 

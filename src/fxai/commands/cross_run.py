@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from fxai import explain, oracles, verify
-from fxai.cli import count, positive, positive_int, probability
+from fxai.argtypes import count, positive, positive_int, probability
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.data.split import pick_instance
 from fxai.explain.marco import CLOCKS
@@ -36,14 +36,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (test row ids)")
     p.add_argument("--prepared", default="data/prepared")
-    p.add_argument("--instances", type=positive_int, default=5,
+    # no defaults: the workflow passes config cross.* and seed, whose schema states them
+    p.add_argument("--instances", type=positive_int, required=True,
                    help="test instances (seeded sample)")
-    p.add_argument("--time-limit", type=positive, default=10.0, help="seconds per MARCO run")
-    p.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+    p.add_argument("--time-limit", type=positive, required=True, help="seconds per MARCO run")
+    p.add_argument("--clock", choices=sorted(CLOCKS), required=True,
                    help="the clock of the time limit and of every time recorded: process CPU "
                         "time or wall clock")
-    p.add_argument("--delta", type=probability, default=0.95, help="ApproxPAXp precision threshold")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--delta", type=probability, required=True,
+                   help="ApproxPAXp precision threshold")
+    p.add_argument("--seed", type=count, required=True)
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
 
@@ -134,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared,
                       f"prepared table of {args.dataset}")
-    model = load_input(lambda p: load_model(p, data.n_features), args.model, "model")
+    model = load_input(lambda p: load_model(p, data.n_features, family=args.family), args.model,
+                       f"{args.family} model")
     doms = finite_domains(data.domains)
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]

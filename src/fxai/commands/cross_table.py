@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from fxai.commands.cross_run import TARGETS
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 from fxai.report.tables import write_table
 from fxai.runfile import iter_run
 from fxai.version import stamped
@@ -127,7 +127,7 @@ def narrow(table: pd.DataFrame) -> pd.DataFrame:
 def run(args: argparse.Namespace) -> int:
     rows, versions, clocks, limits = [], [], set(), set()
     for path in args.runs:
-        head, records = iter_run(path)
+        head, records = iter_run(path, "cross-run")
         records = [slim(r) for r in records]
         if records:
             rows.append(summarise(records))

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from fxai.cli import count, positive_int
+from fxai.argtypes import count, positive_int
 from fxai.data.prepared import load, load_split
 from fxai.files import temp_beside, write_atomic
-from fxai.models import boosted, forest
+from fxai.models import boosted, forest, scores
 
 LOG = logging.getLogger("fxai.ensemble_train")
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         model = boosted.train(Xtr, ytr, args.trees, args.depth, seed=args.seed,
                               objective="multi:softprob")
-        ens = boosted.convert(model)
+        ens = scores.convert(model)
     meta = {
         "family": args.family, "dataset": prep.name, "kind": ens.kind,
         "n_classes": ens.n_classes, "trees": args.trees, "depth": args.depth,

@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from fxai.cli import positive
+from fxai.argtypes import positive
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,7 +42,7 @@ def _table(path: str, target: str | None, must: bool):
     be there, or may)."""
     import pandas as pd
 
-    from fxai.data.errors import DataError
+    from fxai.errors import DataError
 
     try:
         df = pd.read_csv(path)
@@ -106,7 +106,7 @@ def bar_chart(rec: dict, title: str, path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fxai.data.errors import DataError
+    from fxai.errors import DataError
     from fxai.files import write_atomic
     from fxai.models import load as load_model
 

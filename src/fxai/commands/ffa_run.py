@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from fxai import explain, oracles
-from fxai.cli import count, nonnegative, positive, positive_int
-from fxai.data.errors import DataError
+from fxai.argtypes import count, nonnegative, positive, positive_int
 from fxai.data.prepared import load, load_split
 from fxai.data.split import pick_instance
+from fxai.errors import DataError
 from fxai.explain.marco import CLOCKS
 from fxai.files import write_atomic
 from fxai.models import load as load_model

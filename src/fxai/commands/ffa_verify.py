@@ -9,7 +9,7 @@ import logging
 import time
 
 from fxai import verify
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 from fxai.files import read_json, write_atomic
 from fxai.models import load as load_model
 
@@ -45,9 +45,10 @@ def check_record(record: dict, model) -> dict:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     record = read_json(args.run, "run record")
-    if record.get("status") not in ("done", "timeout"):
-        raise DataError(f"{args.run}: status {record.get('status')!r} is not a finished run "
-                        "(written by an older fxai?); delete it and rerun ffa-run")
+    if not isinstance(record, dict) or record.get("status") not in ("done", "timeout"):
+        status = record.get("status") if isinstance(record, dict) else None
+        raise DataError(f"{args.run}: status {status!r} is not a finished run (not a run "
+                        "record of ffa-run, or of an older fxai?); delete it and rerun ffa-run")
     model = load_model(args.model, n_features=len(record["x"]))
     check = check_record(record, model)
     write_atomic(args.out, json.dumps(check) + "\n")

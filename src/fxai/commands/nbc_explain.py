@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from fxai.cli import count, positive_int, probability
+from fxai.argtypes import count, positive_int, probability
 from fxai.commands.nbc_train import read_prepared, read_split
 from fxai.explain.paxp import approx_paxp
 from fxai.models import nbc
@@ -106,12 +106,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="NBC <ds>.joblib")
     p.add_argument("--out", required=True,
                    help="run file runs/nbc/<ds>.jsonl (written via <out>.partial)")
-    p.add_argument("--deltas", type=probability, nargs="+", default=[0.98, 0.95, 0.93, 0.90])
-    p.add_argument("--targets", type=positive_int, nargs="+", default=[9, 7, 4])
-    p.add_argument("--decimals", type=count, default=3)
-    p.add_argument("--instances", type=positive_int, default=200,
+    # no defaults: the workflow passes config nbc.* and seed, whose schema states them
+    p.add_argument("--deltas", type=probability, nargs="+", required=True)
+    p.add_argument("--targets", type=positive_int, nargs="+", required=True)
+    p.add_argument("--decimals", type=count, required=True)
+    p.add_argument("--instances", type=positive_int, required=True,
                    help="test instances (all if fewer)")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--seed", type=count, required=True)
 
 
 def run(args: argparse.Namespace) -> int:

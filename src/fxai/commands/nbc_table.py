@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from fxai.errors import DataError
+from fxai.files import read_json
 from fxai.report.tables import write_table
 from fxai.runfile import iter_run
 from fxai.version import stamped
@@ -88,8 +89,11 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--runs and --models must list the same datasets in the same order")
     heads, rows, head_versions, row_versions = [], [], [], []
     for run_path, meta_path in zip(args.runs, args.models, strict=True):
-        meta = json.loads(Path(meta_path).read_text())
-        head, records = iter_run(run_path)
+        meta = read_json(meta_path, "NBC model meta file")
+        if not isinstance(meta, dict) or "dataset" not in meta:
+            raise DataError(f"{meta_path}: not a model meta file (no dataset); pass the "
+                            "<ds>.meta.json nbc-train writes")
+        head, records = iter_run(run_path, "nbc-explain")
         h, r = aggregate(meta["dataset"], list(records), meta)
         heads.append(h)
         rows.extend(r)

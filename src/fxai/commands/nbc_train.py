@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxai.cli import count, positive
+from fxai.argtypes import count, positive
 from fxai.data import prepared
 from fxai.models import nbc
 
@@ -40,8 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split file results/<profile>/splits/<ds>.json")
     p.add_argument("--out", required=True, help="model path <ds>.joblib (meta.json beside it)")
-    p.add_argument("--alpha", type=positive, default=1.0, help="Laplace/Lidstone smoothing")
-    p.add_argument("--decimals", type=count, default=3,
+    # no defaults: the workflow passes config nbc.alpha and nbc.decimals (the schema states them)
+    p.add_argument("--alpha", type=positive, required=True, help="Laplace/Lidstone smoothing")
+    p.add_argument("--decimals", type=count, required=True,
                    help="decimal places of the scaled model whose accuracy is also recorded "
                         "(binary models: the paper's counting DP)")
 

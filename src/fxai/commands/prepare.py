@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 
-from fxai.cli import count, fraction
+from fxai.argtypes import count, fraction
 from fxai.data.prepare import DEFAULT_ORDER, prepare
 from fxai.data.registry import load_registry
 

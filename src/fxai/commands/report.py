@@ -8,11 +8,11 @@ fxai report index --results results/default --out results/default/report/index.m
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 from pathlib import Path
 
+from fxai.files import read_json
 from fxai.report import figures, html
 from fxai.report.results import section_of
 
@@ -39,7 +39,7 @@ def write_index(files: list[str], results: str, out: str, provenance: str | None
     root = Path(results)
     lines = [f"# Results index: `{root}`", ""]
     if provenance:
-        prov = json.loads(Path(provenance).read_text())
+        prov = read_json(provenance, "provenance file")
         lines += [
             f"Profile `{prov.get('profile')}`, seed {prov.get('seed')}, commit "
             f"`{prov.get('commit')}`, {prov.get('platform')}.",

@@ -7,10 +7,10 @@ import json
 import logging
 from pathlib import Path
 
-from fxai.cli import count, fraction
-from fxai.data.errors import DataError
+from fxai.argtypes import count, fraction
 from fxai.data.prepared import load
 from fxai.data.split import write_split
+from fxai.errors import DataError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

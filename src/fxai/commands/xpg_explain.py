@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fxai.cli import count, positive, positive_int, share
+from fxai.argtypes import count, positive, positive_int, share
 from fxai.data.prepared import finite_domains, load
 from fxai.explain.marco import CLOCKS, Marco
 from fxai.models import load as load_model
@@ -34,15 +34,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help=".joblib (dt) or .bdd.json (obdd)")
     p.add_argument("--prepared", default="data/prepared")
     p.add_argument("--out", required=True, help="run file (JSON Lines)")
-    p.add_argument("--time-limit", type=positive, default=60.0, help="seconds per instance")
-    p.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
+    # no defaults: the workflow passes config xpg.* and seed, whose schema states them
+    p.add_argument("--time-limit", type=positive, required=True, help="seconds per instance")
+    p.add_argument("--clock", choices=sorted(CLOCKS), required=True,
                    help="the clock of the time limit and of the tables' time columns: process "
                         "CPU time (cpu_s, not slowed by a loaded machine) or wall clock (time_s)")
-    p.add_argument("--max-rows-all", type=positive_int, default=1000,
+    p.add_argument("--max-rows-all", type=positive_int, required=True,
                    help="explain every distinct row up to this many, else a fraction")
-    p.add_argument("--fraction", type=share, default=0.3)
+    p.add_argument("--fraction", type=share, required=True)
     p.add_argument("--max-instances", type=positive_int, default=None, help="cap (default profile)")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--seed", type=count, required=True)
 
 
 def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: int,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai.cli import positive_int, share
-from fxai.data.errors import DataError
+from fxai.argtypes import positive_int, share
+from fxai.errors import DataError
 
 COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")
 
@@ -69,9 +69,9 @@ def counts(ds: str, prepared: Path, raw_root: Path, registry,
 def build(args: argparse.Namespace) -> pd.DataFrame:
     from fxai.data.registry import load_registry
     from fxai.report.reference import load
-    from fxai.report.tables import alias_map
 
-    registry, aliases = load_registry(args.registry), alias_map(args.registry)
+    registry = load_registry(args.registry)
+    aliases = registry.aliases
     rows = []
     for ref in args.references:
         for _, pub in load(ref).iterrows():

@@ -17,14 +17,13 @@ the mean time over all instances (each timed-out one counted at the time limit).
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fxai.cli import positive_int
-from fxai.data.errors import DataError
+from fxai.argtypes import positive_int
+from fxai.errors import DataError
+from fxai.files import read_json
 from fxai.runfile import iter_run
 from fxai.version import stamped
 
@@ -133,11 +132,20 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
         raise SystemExit(f"{len(runs)} run files but {len(metas)} meta files")
     rows, versions = [], []
     for run_path, meta_path in zip(runs, metas, strict=True):
-        meta = json.loads(Path(meta_path).read_text())
-        head, records = iter_run(run_path)
+        meta = read_json(meta_path, "model meta file")
+        if not isinstance(meta, dict) or meta.get("family") != family or "n_features" not in meta:
+            raise DataError(f"{meta_path}: not the meta file of a {family} model (family "
+                            f"{meta.get('family') if isinstance(meta, dict) else None!r}); "
+                            f"pass the <ds>.meta.json xpg-train --family {family} writes")
+        head, records = iter_run(run_path, "xpg-explain")
         used = run_clock(run_path, head, clock)
-        records = [slim(r) for r in records]  # one record in memory at a time
-        rows.append(summarise(records, meta, family, cap, used,
+        kept = []
+        for r in records:  # one record in memory at a time
+            if r.get("model") != family:
+                raise DataError(f"{run_path}: a run of a {r.get('model')!r} model, not of a "
+                                f"{family}; pass the runs of xpg-explain --family {family}")
+            kept.append(slim(r))
+        rows.append(summarise(kept, meta, family, cap, used,
                               head.get("settings", {}).get("time_limit")))
         versions.append({stamped(head), stamped(meta)})
     return pd.DataFrame(rows), versions
@@ -147,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     from fxai.report.tables import write_table
 
     df, versions = build(args.runs, args.metas, args.family, args.max_instances, args.clock)
-    learners = sorted({json.loads(Path(m).read_text()).get("learner", "?") for m in args.metas})
+    learners = sorted({read_json(m, "model meta file").get("learner", "?") for m in args.metas})
     what = "OBDDs (CN2 decision lists, dd)" if args.family == "obdd" else \
         f"DTs ({'; '.join(learners) or 'sklearn CART'})"
     caption = (f"All AXps and CXps of {what}: MARCO over the XpG, every explanation verified "

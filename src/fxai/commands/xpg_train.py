@@ -16,7 +16,7 @@ from pathlib import Path
 import joblib
 import numpy as np
 
-from fxai.cli import count, fraction, positive_int
+from fxai.argtypes import count, fraction, positive_int
 from fxai.data.prepared import finite_domains, load, load_split
 from fxai.models.dlist import learn_cn2
 from fxai.models.dtree import SIZED_METHODS, train_dt, train_dt_sized, tree_stats

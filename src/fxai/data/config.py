@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
-from fxai.data.errors import DataError
+import yaml
+
+from fxai.errors import DataError
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """A config file's mapping; DataError naming the file, and the line and column of a YAML
+    syntax error (snakemake's own message names neither)."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise DataError(f"config file {path} cannot be read ({e.strerror}).") from None
+    except yaml.YAMLError as e:
+        mark, start = getattr(e, "problem_mark", None), getattr(e, "context_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = getattr(e, "problem", None) or str(e)
+        if start is not None and getattr(e, "context", None):
+            what += f" ({e.context} from line {start.line + 1})"
+        raise DataError(f"config file {path}: YAML syntax error{where}: {what}; fix the file "
+                        "and rerun.") from None
+    if not isinstance(doc, dict):
+        raise DataError(f"config file {path} holds no mapping of keys (found "
+                        f"{type(doc).__name__}); see config/config.yaml for the layout.")
+    return doc
 
 
 def nonfinite_keys(doc: Any, prefix: str = "") -> list[str]:

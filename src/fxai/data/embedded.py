@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 SKLEARN = {"iris", "wine", "breast_cancer", "digits"}
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from fxai.data.errors import FetchError
-from fxai.files import temp_beside, write_atomic
+from fxai.errors import FetchError
+from fxai.files import open_atomic, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -49,21 +49,15 @@ def sha256_of(path: str | Path) -> str:
 
 def _copy_verified(src: IO[bytes], dest: Path, expected: str | None, what: str) -> str:
     """Stream ``src`` to a temp file beside ``dest``, check sha256, rename; return the digest."""
-    out, tmp = temp_beside(dest, "wb")
-    try:
+    with open_atomic(dest, "wb") as out:
         h = hashlib.sha256()
-        with out:
-            for chunk in iter(lambda: src.read(_CHUNK), b""):
-                h.update(chunk)
-                out.write(chunk)
+        for chunk in iter(lambda: src.read(_CHUNK), b""):
+            h.update(chunk)
+            out.write(chunk)
         digest = h.hexdigest()
         if expected is not None and digest != expected:
             raise _Mismatch(f"{what}: sha256 {digest} differs from the registry's {expected}")
-        os.replace(tmp, dest)
-        return digest
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    return digest
 
 
 class _Mismatch(Exception):

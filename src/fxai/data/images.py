@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 
 def area_matrix(n_in: int, n_out: int) -> np.ndarray:

@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from fxai.data.embedded import load_embedded
-from fxai.data.errors import DataError
 from fxai.data.fetch import read_manifest, sha256_of
 from fxai.data.generators import generate
 from fxai.data.readers import read_table
 from fxai.data.registry import Registry
+from fxai.errors import DataError
 from fxai.files import write_atomic
 
 log = logging.getLogger(__name__)
@@ -167,12 +167,19 @@ def build(
     miss_cfg = entry.get("missing") or {}
     miss_values = miss_cfg.get("values", DEFAULT_MISSING)
     policy = miss_cfg.get("policy", "drop")
+    n_raw = len(df)
     df = df[~_missing_mask(df["target"], miss_values)]
+    if len(df) < n_raw:
+        log.info("%s: dropped %d of %d rows without a target value", origin, n_raw - len(df),
+                 n_raw)
     masks = {c: _missing_mask(df[c], miss_values) for c in feats}
     if policy == "drop":
         keep = ~np.logical_or.reduce([m.to_numpy() for m in masks.values()])
         if not keep.any():
             raise DataError(f"{origin}: every row has a missing value (missing.policy drop).")
+        if not keep.all():
+            log.info("%s: dropped %d of %d rows with a missing feature value (missing.policy "
+                     "drop)", origin, int((~keep).sum()), len(df))
         df = df[keep]
     else:
         df = df.assign(**{c: _fill(df[c], masks[c], types[c], policy) for c in feats})
@@ -239,7 +246,10 @@ def build(
     table = pd.DataFrame(out)
     table["target"] = target
     if entry.get("dedup"):
+        n_rows = len(table)
         table = table.drop_duplicates(ignore_index=True)
+        log.info("%s: dropped %d duplicate rows of %d (dedup)", origin, n_rows - len(table),
+                 n_rows)
     doc = {"name": entry["name"], "features": domains,
            "target": {"name": "target", "classes": list(range(len(labels))), "labels": labels}}
     return table, doc

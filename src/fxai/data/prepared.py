@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 
 @dataclass(frozen=True)

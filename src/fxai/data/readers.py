@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 
 def read_bytes(path: Path) -> bytes:

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from fxai.data.errors import DataError
+from fxai.errors import DataError
 
 SCHEMA_RELPATH = Path("workflow/schemas/datasets.schema.yaml")
 #: keys a derived entry does not inherit from its base

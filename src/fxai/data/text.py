@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
-from fxai.data.errors import DataError
 from fxai.data.images import _paths
 from fxai.data.split import make_split
+from fxai.errors import DataError
 
 _HANDLE = re.compile(r"@\w+")
 _URL = re.compile(r"https?://\S+|www\.\S+")

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fxai.errors import ModelError
+
 FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json",
             "rf": ".joblib", "mbt": ".json"}
 _WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
          "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)",
          "rf": "random forest (joblib)", "mbt": "XGBoost (JSON)"}
-
-
-class ModelError(ValueError):
-    """A model file is missing, corrupt or of the wrong kind (names the file, says what to do)."""
 
 
 def model_path(results: str | Path, family: str, ds: str) -> Path:

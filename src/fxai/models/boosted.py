@@ -265,47 +265,6 @@ def _read_trees(gb: dict) -> list[Tree]:
 MULTI = ("multi:softmax", "multi:softprob")
 
 
-def convert(model):
-    """An :class:`Ensemble` for a ``binary:logistic`` model, a
-    :class:`~fxai.models.scores.ScoreEnsemble` for a ``multi:softmax`` /
-    ``multi:softprob`` one (see :mod:`fxai.models.scores`)."""
-    b = _booster(model)
-    doc = json.loads(b.save_raw("json"))
-    objective = doc["learner"]["objective"]["name"]
-    if objective in MULTI:
-        return _multiclass(b, doc)
-    return from_booster(b)
-
-
-def _multiclass(b, doc: dict):
-    """The ``ScoreEnsemble`` of a multi-class booster: tree i adds its leaf to the margin of
-    class ``tree_info[i]``; the per-class float32 intercepts are XGBoost's own."""
-    from fxai.models.scores import ScoreEnsemble
-
-    learner = doc["learner"]
-    param = learner["learner_model_param"]
-    k = int(param["num_class"])
-    if int(param.get("num_target", "1")) != 1 or k < 2:
-        raise ValueError("only single-output multi-class models are supported")
-    gb = learner["gradient_booster"]
-    info = np.asarray(gb["model"]["tree_info"], dtype=np.int64)
-    trees = []
-    for t, cls in zip(_read_trees(gb), info, strict=True):
-        value = np.zeros((len(t.value), k), dtype=np.float32)
-        value[:, cls] = t.value
-        trees.append(Tree(t.feature, t.threshold, t.left, t.right, value))
-    names = b.feature_names
-    return ScoreEnsemble(
-        trees=tuple(trees),
-        base=np.asarray(_base_margin32(doc), dtype=np.float32).reshape(k),
-        divisor=1.0,
-        classes=tuple(range(k)),
-        n_features=int(param["num_feature"]),
-        kind=f"XGBoost {learner['objective']['name']}",
-        feature_names=tuple(names) if names else None,
-    )
-
-
 def from_booster(model) -> Ensemble:
     """Read a binary ``binary:logistic`` XGBoost model into an :class:`Ensemble`."""
     b = _booster(model)
@@ -314,7 +273,7 @@ def from_booster(model) -> Ensemble:
     objective = learner["objective"]["name"]
     if objective != "binary:logistic":
         raise ValueError(f"only binary:logistic models are supported here, not {objective!r} "
-                         f"(multi-class models: fxai.models.boosted.convert)")
+                         f"(multi-class models: fxai.models.scores.convert)")
     gb = learner["gradient_booster"]
     param = learner["learner_model_param"]
     if int(param.get("num_class", "0")) > 1 or int(param.get("num_target", "1")) != 1:

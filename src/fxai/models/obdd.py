@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from dd.autoref import BDD, Function
 
+from fxai.errors import ModelError
 from fxai.files import write_atomic
-from fxai.models import ModelError
 from fxai.models.dgraph import DecisionGraph, Node, ValueSet
 from fxai.models.dlist import DecisionList
 

@@ -7,7 +7,7 @@ class. The score of class k is ``(base[k] + sum_t leaf_t(x)[k]) / divisor``, add
 order in the ensemble's ``dtype``; the prediction is ``classes[argmax]``, the *first*
 class of highest score on a tie (numpy's ``argmax``, which XGBoost and scikit-learn use):
 
-* XGBoost ``multi:softmax`` / ``multi:softprob`` (:func:`fxai.models.boosted.convert`):
+* XGBoost ``multi:softmax`` / ``multi:softprob`` (:func:`fxai.models.scores.convert`):
   float32, tree ``i`` adds to class ``tree_info[i]`` only (``i % n_classes`` for one tree
   per class per round), ``base`` the per-class intercepts, divisor 1.
 * scikit-learn ``RandomForestClassifier`` / ``ExtraTreesClassifier``
@@ -19,11 +19,20 @@ class of highest score on a tie (numpy's ``argmax``, which XGBoost and scikit-le
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 
 import numpy as np
 
-from fxai.models.boosted import Tree, reject_missing
+from fxai.models.boosted import (
+    MULTI,
+    Tree,
+    _base_margin32,
+    _booster,
+    _read_trees,
+    from_booster,
+    reject_missing,
+)
 
 
 @dataclass(frozen=True)
@@ -85,3 +94,44 @@ class ScoreEnsemble:
         for t in self.trees:
             used.update(int(f) for f in t.feature[t.left >= 0])
         return sorted(used)
+
+
+
+
+def convert(model):
+    """An :class:`Ensemble` for a ``binary:logistic`` model, a
+    :class:`~fxai.models.scores.ScoreEnsemble` for a ``multi:softmax`` /
+    ``multi:softprob`` one (see :mod:`fxai.models.scores`)."""
+    b = _booster(model)
+    doc = json.loads(b.save_raw("json"))
+    objective = doc["learner"]["objective"]["name"]
+    if objective in MULTI:
+        return _multiclass(b, doc)
+    return from_booster(b)
+
+
+def _multiclass(b, doc: dict):
+    """The ``ScoreEnsemble`` of a multi-class booster: tree i adds its leaf to the margin of
+    class ``tree_info[i]``; the per-class float32 intercepts are XGBoost's own."""
+    learner = doc["learner"]
+    param = learner["learner_model_param"]
+    k = int(param["num_class"])
+    if int(param.get("num_target", "1")) != 1 or k < 2:
+        raise ValueError("only single-output multi-class models are supported")
+    gb = learner["gradient_booster"]
+    info = np.asarray(gb["model"]["tree_info"], dtype=np.int64)
+    trees = []
+    for t, cls in zip(_read_trees(gb), info, strict=True):
+        value = np.zeros((len(t.value), k), dtype=np.float32)
+        value[:, cls] = t.value
+        trees.append(Tree(t.feature, t.threshold, t.left, t.right, value))
+    names = b.feature_names
+    return ScoreEnsemble(
+        trees=tuple(trees),
+        base=np.asarray(_base_margin32(doc), dtype=np.float32).reshape(k),
+        divisor=1.0,
+        classes=tuple(range(k)),
+        n_features=int(param["num_feature"]),
+        kind=f"XGBoost {learner['objective']['name']}",
+        feature_names=tuple(names) if names else None,
+    )

@@ -81,7 +81,7 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
 
         return forest.from_sklearn(model, vote=vote or "soft")
     if kind == "xgboost":
-        from fxai.models.boosted import convert
+        from fxai.models.scores import convert
 
         return convert(owner)
     return model

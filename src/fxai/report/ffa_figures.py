@@ -29,7 +29,6 @@ record whole.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -39,6 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fxai.errors import DataError
+from fxai.files import read_json
 from fxai.metrics.curves import (
     AxpSteps,
     StepsBuilder,
@@ -149,7 +150,8 @@ class _Reducer:
         rec = self.fields
         missing = [k for k in ("dataset", "method", "instance", "status") if k not in rec]
         if missing:
-            raise ValueError(f"{where}: not an FFA run record (missing {missing})")
+            raise DataError(f"{where}: not an FFA run record (missing {missing}); delete it "
+                            "and rerun the rule that writes it (ffa_run)")
         error = rec["status"] == "error"
         if self.buffered is not None:
             self.builder = StepsBuilder(sum(e[1] == "axp" for e in self.buffered),
@@ -193,7 +195,8 @@ def read_run(path: str | Path, check: Mapping | None = None,
             parse_object(fh, {"axps": red.axps.add, "events": red.event, "cxps": _drop},
                          out=fields)
     except (OSError, ValueError) as err:
-        raise ValueError(f"{path}: cannot read an FFA run record: {err}") from err
+        raise DataError(f"{path}: cannot read an FFA run record: {err}; it is corrupt or cut "
+                        "short: delete it and rerun the rule that writes it") from err
     return red.result(check, str(path))
 
 
@@ -205,7 +208,10 @@ def read_checks(paths: Iterable[str | Path]) -> dict[tuple, dict]:
     """Check records of ``fxai ffa-verify`` by ``(dataset, method, instance)``."""
     found = {}
     for p in paths:
-        c = json.loads(Path(p).read_text())
+        c = read_json(p, "FFA check record")
+        if not isinstance(c, dict) or not {"dataset", "method", "instance"} <= c.keys():
+            raise DataError(f"FFA check record {p} lacks dataset, method or instance; delete it "
+                            "and rerun the rule that writes it (ffa_verify)")
         found[c["dataset"], c["method"], c["instance"]] = c
     return found
 
@@ -506,7 +512,7 @@ def make_report(
     if model_metas is not None:
         models = {}
         for p in model_metas:
-            meta = json.loads(Path(p).read_text())
+            meta = read_json(p, "model meta file")
             models[meta["dataset"]] = meta
     clocks = sorted({str(r.get("clock", "cpu")) for r in agg.metas})
     write_table(

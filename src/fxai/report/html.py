@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fxai.errors import DataError
 from fxai.report.tables import DIFF, MATCH, PUBLISHED, display_cells
 
 CSS = """
@@ -74,9 +75,13 @@ def table_page(csv_path: str | Path, out: str | Path) -> Path:
     if csv_path.suffix != ".csv":  # a rule may list the .md or .tex twin of the table
         csv_path = csv_path.with_suffix(".csv")
     if not csv_path.is_file():
-        raise FileNotFoundError(f"no table {csv_path}")
+        raise DataError(f"table {csv_path} does not exist; run the rule that writes it")
     name = csv_path.stem
-    df = pd.read_csv(csv_path)
+    try:
+        df = pd.read_csv(csv_path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
+        raise DataError(f"table {csv_path} is not a CSV table ({e}); delete it and rerun the "
+                        "rule that writes it") from None
     caption = _caption(csv_path.with_suffix(".md"))
     cols = list(df.columns)
     # key columns: those before the first of our columns that has a published twin

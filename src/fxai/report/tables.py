@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from fxai.data.registry import load_registry
 from fxai.report import reference as ref
 
 PUBLISHED = " (published)"
@@ -50,30 +50,14 @@ DEFAULT_TOLERANCE = Tolerance()
 
 
 def alias_map(registry: str | Path | None = None) -> dict[str, str]:
-    """Lower-cased alias (and canonical name) -> canonical dataset name, from the registry
-    ``registry``: by default ``./config/datasets.yaml``, else (another working directory) the
-    source checkout's. Understands entries ``{name: {aliases: [...]}}`` (at top level or
-    under ``datasets:``, as a mapping or a list of ``{name, aliases}``) and a top-level
-    ``aliases: {alias: name}`` mapping. An absent registry gives an empty map."""
+    """Lower-cased alias (and canonical name) -> canonical dataset name, from the dataset
+    registry (read by :func:`fxai.data.load_registry`): by default ``./config/datasets.yaml``,
+    else (another working directory) the source checkout's. An absent registry gives an
+    empty map."""
     if registry is None:
         registry = DEFAULT_REGISTRY if DEFAULT_REGISTRY.is_file() else _CHECKOUT_REGISTRY
     path = Path(registry)
-    if not path.is_file():
-        return {}
-    doc = yaml.safe_load(path.read_text()) or {}
-    out: dict[str, str] = {}
-    entries = doc.get("datasets", doc)
-    if isinstance(entries, list):
-        entries = {e["name"]: e for e in entries if isinstance(e, dict) and "name" in e}
-    for name, entry in (entries or {}).items():
-        if not isinstance(entry, dict) or name == "aliases":
-            continue
-        out[str(name).lower()] = str(name)
-        for alias in entry.get("aliases") or []:
-            out[str(alias).lower()] = str(name)
-    for alias, name in (doc.get("aliases") or {}).items():
-        out[str(alias).lower()] = str(name)
-    return out
+    return load_registry(path).aliases if path.is_file() else {}
 
 
 def _canonical(names: pd.Series, aliases: Mapping[str, str]) -> pd.Series:

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 
-from fxai.verify.paxp import PrecisionCounter
+from fxai.verify.counting import PrecisionCounter
 
 BRUTE_LIMIT = 2**16  # completions predicted one by one near a tie (a set's free space)
 # finest bracket 2**-60: beyond, the margin for scikit-learn's float64 sums dominates, so a

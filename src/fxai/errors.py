@@ -1,0 +1,19 @@
+"""The errors whose message says all (the file or key, what failed, what to do): the CLI
+prints them without a traceback. The bottom layer: every module may raise them."""
+
+
+class DataError(ValueError):
+    """A dataset file or registry entry is unusable (names the file or entry and the problem)."""
+
+
+class FetchError(RuntimeError):
+    """A raw file could not be obtained from the mirror or any URL (names what was tried)."""
+
+
+class ModelError(ValueError):
+    """A model file is missing, corrupt or of the wrong kind (names the file, says what to do)."""
+
+
+class ScoreError(ValueError):
+    """A user score that cannot be loaded or returned something other than one finite
+    number per feature (the message names the score)."""

@@ -1,0 +1,98 @@
+"""The package's layers: no import cycle among fxai modules, and no module imports from a
+layer above its own (function-level imports count too). Imports are read with ast, so
+nothing is imported to check them."""
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: every top-level module and subpackage of fxai, bottom first; a module may import from its
+#: own layer and those below (models <- oracles <- explain/verify/attribution <- report <-
+#: commands <- cli)
+LAYERS = [
+    ["fxai", "errors", "argtypes", "version"],  # fxai: the package's __init__ (its version)
+    ["files"],
+    ["data", "models", "metrics"],
+    ["oracles", "runfile"],
+    ["explain", "verify", "attribution"],
+    ["report"],
+    ["commands"],
+    ["cli", "cluster"],
+]
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in (SRC / "fxai").rglob("*.py")}
+
+
+def imported(name: str, path: Path) -> set[str]:
+    """The fxai modules ``name`` imports (``from a import b``: a.b when b is a module)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, *([base] if base else [])])
+            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                      for a in node.names}
+    return {m for m in found if m in MODULES and m != name}
+
+
+GRAPH = {name: imported(name, path) for name, path in MODULES.items()}
+
+
+def layer(module: str) -> int:
+    return LAYER[module.split(".")[1] if "." in module else module]
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each back edge of a depth-first search."""
+    found, done, path = [], set(), []
+
+    def visit(u: str) -> None:
+        path.append(u)
+        for v in sorted(graph[u]):
+            if v in path:
+                found.append([*path[path.index(v):], v])
+            elif v not in done:
+                visit(v)
+        path.pop()
+        done.add(u)
+
+    for u in sorted(graph):
+        if u not in done:
+            visit(u)
+    return found
+
+
+def test_every_part_of_the_package_has_a_layer():
+    parts = {m.split(".")[1] if "." in m else m for m in MODULES}
+    assert parts == set(LAYER), "place new modules in LAYERS (and remove gone ones)"
+
+
+def test_no_import_cycle():
+    assert cycles(GRAPH) == []
+
+
+def test_no_module_imports_from_a_layer_above():
+    upward = sorted(f"{a} -> {b}" for a, bs in GRAPH.items() for b in bs if layer(b) > layer(a))
+    assert upward == []
+
+
+def test_the_checks_see_cycles_and_upward_imports():
+    """The graph and the cycle search on known cases (a test that can fail)."""
+    assert "fxai.oracles.base" in GRAPH["fxai.oracles.xpg"]
+    assert "fxai.models" in GRAPH["fxai.runfile"] or "fxai.errors" in GRAPH["fxai.runfile"]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    assert layer("fxai.commands.split") > layer("fxai.report.tables") > layer("fxai.models")
