@@ -9,7 +9,10 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
+# the schemas state every default once: validate fills them into config (set_default=True)
 validate(config, "workflow/schemas/config.schema.yaml")
+for _section in ("data", "nbc", "xpg", "ffa", "report"):
+    validate(config[_section], f"workflow/schemas/{_section}.schema.yaml")
 
 PROFILE = config["profile"]
 RESULTS = f"results/{PROFILE}"

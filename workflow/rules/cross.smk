@@ -1,6 +1,6 @@
 # Beyond the papers: every algorithm on every model family, on the models the other
 # parts train (NBC, DT, OBDD, BT); see fxai.commands.cross_run.
-CROSS = config.get("cross") or {}
+CROSS = config["cross"]  # defaults filled by workflow/schemas/config.schema.yaml
 CROSS_FAMILIES = {
     "nbc": datasets_of("nbc"),
     "dt": datasets_of("xpg", "dt_datasets"),
@@ -24,28 +24,31 @@ def cross_model(wildcards):
 rule cross_run:
     input:
         model=cross_model,
-        data="data/prepared/{ds}.csv",
+        data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
     output:
         f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
         family="nbc|dt|obdd|bt",
     params:
-        instances=CROSS.get("instances", 5),
-        time_limit=CROSS.get("time_limit", 10),
-        delta=CROSS.get("delta", 0.95),
+        instances=CROSS["instances"],
+        time_limit=CROSS["time_limit"],
+        delta=CROSS["delta"],
+        prepared=prepared_dir,
         seed=config["seed"],
     group:
         "explain"
     resources:
         # MARCO-A, -C and -S per instance, each under the time limit
         runtime=lambda w, attempt: runtime_min(
-            3 * CROSS.get("instances", 5) * CROSS.get("time_limit", 10), attempt),
+            3 * CROSS["instances"] * CROSS["time_limit"], attempt),
         mem_mb=4000,
+    benchmark:
+        benchmark_path("cross/{family}_{ds}")
     log:
         f"{RESULTS}/logs/cross/{{family}}_{{ds}}.log",
     shell:
-        "{DATA_FXAI} cross-run --dataset {wildcards.ds}"
+        "{DATA_FXAI} cross-run --dataset {wildcards.ds} --prepared {params.prepared}"
         " --family {wildcards.family} --model {input.model} --split {input.split}"
         " --instances {params.instances} --time-limit {params.time_limit}"
         " --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
@@ -55,9 +58,8 @@ rule cross_table:
     input:
         CROSS_RUNS,
     output:
-        f"{RESULTS}/tables/cross_algorithms.csv",
-        f"{RESULTS}/tables/cross_algorithms.md",
-        f"{RESULTS}/tables/cross_summary.csv",
+        table_files("cross_algorithms"),
+        table_files("cross_summary"),
         f"{RESULTS}/figures/cross_times.png",
         f"{RESULTS}/figures/cross_times.pdf",
     log:
@@ -70,5 +72,5 @@ rule cross_table:
         " --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
-if CROSS.get("enabled", False) and CROSS_RUNS:
+if CROSS["enabled"] and CROSS_RUNS:
     OUTPUTS.extend(rules.cross_table.output)

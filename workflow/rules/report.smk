@@ -12,13 +12,10 @@ from fxai.report.provenance import versions as report_versions
 from fxai.report.results import section_of as report_section_of
 
 
-validate(config["report"], "../schemas/report.schema.yaml")
-
 
 report: "../report/workflow.rst"
 
 
-REPORT_DIR = f"{RESULTS}/report"
 REPORT_CLI = f"{sys.executable} -m fxai.commands.report"  # lighter than -m fxai.cli
 REPORT_CLI_FXAI = f"{sys.executable} -m fxai.cli"
 REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
@@ -67,9 +64,7 @@ rule models_table:
     input:
         REPORT_MODEL_METAS,
     output:
-        csv=f"{RESULTS}/tables/models.csv",
-        md=f"{RESULTS}/tables/models.md",
-        tex=f"{RESULTS}/tables/models.tex",
+        table_files("models"),
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
@@ -171,7 +166,7 @@ rule report_table_html:
     input:
         lambda wc: REPORT_TABLES[wc.name],
     output:
-        f"{REPORT_DIR}/tables/{{name}}.html",
+        f"{RESULTS}/report/tables/{{name}}.html",
     wildcard_constraints:
         name=report_alternation(REPORT_TABLES),
     params:
@@ -188,8 +183,8 @@ rule report_table_html:
 rule report_provenance:
     """Versions, commit, platform and the whole config of this run."""
     output:
-        json=f"{REPORT_DIR}/provenance.json",
-        html=f"{REPORT_DIR}/provenance.html",
+        json=f"{RESULTS}/report/provenance.json",
+        html=f"{RESULTS}/report/provenance.html",
     params:
         versions=report_versions(),
         commit=report_git_commit(),
@@ -207,17 +202,17 @@ rule report_index:
     input:
         figures=[report_flag(f, "figure") for f in REPORT_FIGURE_FILES],
         tables=[
-            report_flag(f"{REPORT_DIR}/tables/{name}.html", "table") for name in REPORT_TABLES
+            report_flag(f"{RESULTS}/report/tables/{name}.html", "table") for name in REPORT_TABLES
         ],
         provenance=report(
-            f"{REPORT_DIR}/provenance.html",
+            f"{RESULTS}/report/provenance.html",
             caption="../report/provenance.rst",
             category="6 Provenance",
             labels={"name": "provenance", "part": "report", "kind": "table"},
         ),
-        provenance_json=f"{REPORT_DIR}/provenance.json",
+        provenance_json=f"{RESULTS}/report/provenance.json",
     output:
-        f"{REPORT_DIR}/index.md",
+        f"{RESULTS}/report/index.md",
     params:
         cli=REPORT_CLI,
         results=RESULTS,
