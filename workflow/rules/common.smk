@@ -34,10 +34,13 @@ def data_mirror():
 
 
 OUTPUTS = []  # each rule file appends the final outputs of its section
+# every run and check file, requested by rule all too: snakemake does not rebuild a lost
+# intermediate file while the files made from it are newer, but it always builds a target
+RUNS = []
 
 
 def all_outputs():
-    return OUTPUTS
+    return OUTPUTS + RUNS
 
 
 # Cluster resources (docs/cluster.md). Every rule declares `runtime` (minutes) and `mem_mb`;

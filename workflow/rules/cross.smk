@@ -74,3 +74,4 @@ rule cross_table:
 
 if CROSS["enabled"] and CROSS_RUNS:
     OUTPUTS.extend(rules.cross_table.output)
+    RUNS.extend(CROSS_RUNS)

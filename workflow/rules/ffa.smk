@@ -133,3 +133,4 @@ rule ffa_report:
 
 if FFA_DATASETS:
     OUTPUTS.extend([*FFA_FIGS, *table_files("ffa_table1_runtime")])
+    RUNS.extend([*rules.ffa_report.input.runs, *rules.ffa_report.input.checks])

@@ -82,3 +82,4 @@ rule nbc_table:
 
 if NBC_DATASETS:
     OUTPUTS.extend(rules.nbc_table.output)
+    RUNS.extend(rules.nbc_table.input.runs)

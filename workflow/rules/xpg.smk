@@ -188,6 +188,7 @@ for _family, _names, _table, _learner in (
 
     if _names:
         OUTPUTS.extend([f"{RESULTS}/tables/{_table}.csv", f"{RESULTS}/tables/{_table}.md"])
+        RUNS.extend(xpg_table_inputs(_family, _names, _learner)["runs"])
 
 
 XPG_TI = XPG_DT + XPG_OBDD
