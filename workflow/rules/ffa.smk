@@ -3,7 +3,6 @@
 # checking every explanation of that run, then the figures and the runtime table.
 import sys
 
-
 FFA = config["ffa"]
 FFA_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
 FFA_DATASETS = [ds for ds in datasets_of("ffa") if ds not in FFA_SKIP]

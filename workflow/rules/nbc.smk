@@ -2,7 +2,6 @@
 # XLC, ApproxPAXp per delta and target size, each independently verified), aggregate.
 import sys
 
-
 NBC = config["nbc"]
 NBC_FXAI = f"{sys.executable} -m fxai.cli"
 # datasets the mirror lacks (data.smk's DATA_UNAVAILABLE) are left out of the table
