@@ -1,7 +1,8 @@
 """Rerun triggers: from a completed default profile, changing one config key (or one dataset's
 registry entry) makes a dry run schedule exactly the jobs that depend on it.
 
-The completed state is faked: every output of the default profile is created empty and
+The completed state is faked: every output of the default profile (plus ``vote``, a dataset
+fetched from its published file, whose URL is not visited by a dry run) is created empty and
 ``snakemake --touch --forceall`` records snakemake's metadata (params, inputs, code) for each
 job. A changed key is then passed as a ``--configfile`` overlay and the dry run's
 ``--detailed-summary`` lists every output file with its inputs and whether it is to be
@@ -42,7 +43,7 @@ RESULT_KEYS = {
     # another registry file: every command reading it (its entries are checked below)
     "data.registry": ("config/datasets-copy.yaml",
                       ["prepare", "datasets_table", "xpg_instances", "ffa_report"]),
-    "data.mirror": ("config", ["fetch"]),  # the manifests record the source; no fetch here
+    "data.mirror": ("mirror", ["fetch"]),  # the manifests record where each file came from
     "data.test_size": (0.3, ["prepare", "split"]),
     "data.source_order": (["generated", "embedded", "files"],
                           ["datasets_table", "xpg_instances"]),
@@ -116,6 +117,10 @@ NON_RESULT_KEYS = {
 }
 # registry entries (config/datasets.yaml): dataset -> (key, new value, seeds)
 REGISTRY_CHANGES = {
+    # another URL and checksum of vote's file: fetched and prepared again
+    "vote": ("files", [{"name": "vote.tsv.gz", "mirror": "vote/vote.tsv.gz", "sha256": "0" * 64,
+                        "urls": ["https://example.org/vote.tsv.gz"]}],
+             ["data/raw/vote/manifest.json", "datasets_table"]),
     # mux6's own entry: only its preparation (and the datasets table listing every entry)
     "mux6": ("generator", {"name": "mux6", "noise": 0.1},
              ["data/prepared/generated/mux6.csv", "datasets_table"]),
@@ -197,8 +202,12 @@ def work(tmp_path_factory) -> Path:
     """A default-profile project folder whose every output exists and is up to date."""
     w = tmp_path_factory.mktemp("rerun")
     (w / "config").mkdir()
-    for name in ("config.yaml", "datasets.yaml"):
-        shutil.copy(ROOT / "config" / name, w / "config" / name)
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg["data"]["extra_datasets"].append("vote")
+    (w / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    shutil.copy(ROOT / "config" / "datasets.yaml", w / "config" / "datasets.yaml")
+    (w / "mirror" / "vote").mkdir(parents=True)  # data.mirror's new value: a mirror with vote
+    (w / "mirror" / "vote" / "vote.tsv.gz").touch()
     shutil.copy(ROOT / "config" / "datasets.yaml", w / "config" / "datasets-copy.yaml")
     (w / "data").mkdir()
     (w / "data" / "reference").symlink_to(ROOT / "data" / "reference")
