@@ -161,10 +161,19 @@ rule report_figure:
         "{params.cli} figure {wildcards.fig} --results {params.results} > {log} 2>&1"
 
 
+def report_table_inputs(wildcards):
+    """The table a page shows, and the fidelity summary and missing rows it reads beside it
+    (fxai.report.html) when the table has them."""
+    table = REPORT_TABLES[wildcards.name]
+    stem = table.rsplit(".", 1)[0]
+    beside = [f"{stem}{s}" for s in (".fidelity.csv", ".missing.csv")]
+    return {"table": table, "beside": [f for f in beside if f in REPORT_PART_OUTPUTS]}
+
+
 rule report_table_html:
     """An HTML page of a table with its fidelity summary (the report shows HTML inline)."""
     input:
-        lambda wc: REPORT_TABLES[wc.name],
+        unpack(report_table_inputs),
     output:
         f"{RESULTS}/report/tables/{{name}}.html",
     wildcard_constraints:
@@ -177,7 +186,7 @@ rule report_table_html:
     log:
         log_path("report/table_{name}"),
     shell:
-        "{params.cli} table-html {input} --out {output} > {log} 2>&1"
+        "{params.cli} table-html {input.table} --out {output} > {log} 2>&1"
 
 
 rule report_provenance:
