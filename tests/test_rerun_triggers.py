@@ -42,7 +42,7 @@ RESULT_KEYS = {
                  "xpg_train_obdd", "xpg_explain", "nbc_explain", "cross_run"]),
     # another registry file: every command reading it (its entries are checked below)
     "data.registry": ("config/datasets-copy.yaml",
-                      ["prepare", "datasets_table", "xpg_instances", "ffa_report"]),
+                      ["fetch", "prepare", "datasets_table", "xpg_instances", "ffa_report"]),
     "data.mirror": ("mirror", ["fetch"]),  # the manifests record where each file came from
     "data.test_size": (0.3, ["prepare", "split"]),
     "data.source_order": (["generated", "embedded", "files"],
