@@ -18,7 +18,10 @@ if Path("config/config.yaml").exists():
 configfile: "config/config.yaml"
 
 
+# the schemas state every default once: validate fills them into config (set_default=True)
 validate(config, "workflow/schemas/config.schema.yaml")
+for _section in ("data", "nbc", "xpg", "ffa", "report", "audit"):
+    validate(config[_section], f"workflow/schemas/{_section}.schema.yaml")
 
 PROFILE = config["profile"]
 RESULTS = f"results/{PROFILE}"

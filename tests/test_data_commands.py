@@ -35,10 +35,13 @@ def test_fetch_prepare_split_table(workdir):
     assert main(["fetch", "toy-alias", "--mirror", "mirror"]) == 0
     man = json.loads((workdir / "data/raw/toy/manifest.json").read_text())
     assert man["files"][0]["source"] == "mirror"
-    assert main(["prepare", "toy", "--source-order", "files"]) == 0
-    assert main(["prepare", "bits"]) == 0
-    for ds in ("toy", "bits"):
-        assert main(["split", ds, "--out", f"splits/{ds}.json", "--seed", "1"]) == 0
+    # the workflow's layout: data/prepared/<source>/<ds>.csv, read so by datasets-table
+    assert main(["prepare", "toy", "--source-order", "files",
+                 "--out-dir", "data/prepared/files"]) == 0
+    assert main(["prepare", "bits", "--out-dir", "data/prepared/generated"]) == 0
+    for ds, src in (("toy", "files"), ("bits", "generated")):
+        assert main(["split", ds, "--prepared", f"data/prepared/{src}",
+                     "--out", f"splits/{ds}.json", "--seed", "1"]) == 0
     split = json.loads((workdir / "splits/toy.json").read_text())
     assert split["dataset"] == "toy" and len(split["train"]) + len(split["test"]) == 5
     assert main(["datasets-table", "toy", "bits", "--unavailable", "gone", "--source-order",

@@ -270,8 +270,8 @@ def test_end_to_end_tiny_workflow(tiny_run):
     table = (res / "tables/nbc_table7.csv").read_text()
     assert "mux6" in table
     assert "mux6" in (res / "tables/datasets.csv").read_text()
-    prep = json.loads((workdir / "data/prepared/mux6.domains.json").read_text())
-    csv = (workdir / "data/prepared/mux6.csv").read_text()
+    prep = json.loads((workdir / "data/prepared/generated/mux6.domains.json").read_text())
+    csv = (workdir / "data/prepared/generated/mux6.csv").read_text()
     assert prep["table"]["rows"] == csv.count("\n") - 1
 
 
@@ -281,13 +281,13 @@ def test_failing_command_inside_a_rule(tiny_run):
     its output is removed; once the table is removed, the rule prepare reruns it."""
     workdir, first = tiny_run
     assert first.returncode == 0
-    csv = workdir / "data/prepared/mux6.csv"
+    csv = workdir / "data/prepared/generated/mux6.csv"
     keep_30_rows(csv)
     r = snakemake(workdir)
     assert r.returncode != 0
     assert "Error in rule split" in r.stdout + r.stderr
     log = (workdir / "results/tiny/logs/data/split_mux6.log").read_text()
-    assert "data/prepared/mux6.csv was changed or cut after it was prepared" in log
+    assert "data/prepared/generated/mux6.csv was changed or cut after it was prepared" in log
     res = workdir / "results/tiny"
     assert not (res / "splits/mux6.json").exists()
     assert not [f for f in files_under(res) if Path(f).name.startswith(".")

@@ -20,9 +20,10 @@ def test_sample_size_rounds_or_rounds_up_above_the_limit():
 
 def test_counts_per_rule_beside_the_published_value(tmp_path):
     prep = tmp_path / "prepared"
-    prep.mkdir()
+    (prep / "files").mkdir(parents=True)  # iris from the files (the default source order)
     rows = [[1, 2, 0], [1, 2, 0], [1, 2, 1], [3, 4, 1]]  # 4 rows, 3 distinct, 2 distinct x
-    pd.DataFrame(rows, columns=["a", "b", "target"]).to_csv(prep / "iris.csv", index=False)
+    pd.DataFrame(rows, columns=["a", "b", "target"]).to_csv(prep / "files" / "iris.csv",
+                                                            index=False)
     assert main(["xpg-instances", "--prepared", str(prep), "--raw-root", str(tmp_path / "raw"),
                  "--registry", str(ROOT / "config" / "datasets.yaml"),
                  "--references", "xpg_table2_dt", "--out-dir", str(tmp_path / "t")]) == 0

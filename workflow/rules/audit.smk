@@ -3,16 +3,11 @@
 # fxai.commands.audit_run and docs/audit.md.
 import sys
 
-from snakemake.utils import validate
-
-if "audit" in config:
-    validate(config["audit"], "../schemas/audit.schema.yaml")
-
-AUDIT = config.get("audit") or {}
+AUDIT = config["audit"]  # defaults filled by workflow/schemas/audit.schema.yaml
 AUDIT_FXAI = f"{sys.executable} -m fxai.cli"
 AUDIT_RUNS = [
     f"{RESULTS}/runs/audit/{fam}_{ds}.jsonl"
-    for fam, names in (AUDIT.get("families") or {}).items()
+    for fam, names in AUDIT["families"].items()
     for ds in names
     if ds in DATA_READY
 ]
@@ -27,35 +22,39 @@ def audit_model(wildcards):
 rule audit_run:
     input:
         model=audit_model,
-        data="data/prepared/{ds}.csv",
+        data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
     output:
         f"{RESULTS}/runs/audit/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
         family="[a-z][a-z0-9-]*",
     params:
-        points=AUDIT.get("points", "all"),
-        max_points=AUDIT.get("max_points", 1024),
-        instances=AUDIT.get("instances", 20),
-        background=AUDIT.get("background", 32),
-        time_limit=AUDIT.get("time_limit", 10),
-        scores=",".join(AUDIT.get("scores") or []),
-        user_scores=" ".join(f"--user-score {s}" for s in AUDIT.get("user_scores") or []),
-        lime_samples=AUDIT.get("lime_samples", 1000),
-        shapley_value=AUDIT.get("shapley_value", "probability"),
+        points=AUDIT["points"],
+        max_points=AUDIT["max_points"],
+        instances=AUDIT["instances"],
+        background=AUDIT["background"],
+        time_limit=AUDIT["time_limit"],
+        scores=",".join(AUDIT["scores"]),
+        user_scores=" ".join(f"--user-score {s}" for s in AUDIT["user_scores"]),
+        lime_samples=AUDIT["lime_samples"],
+        shapley_value=AUDIT["shapley_value"],
         seed=config["seed"],
+        prepared=prepared_dir,
     group:
         "explain"
     resources:
         # one enumeration per instance under the time limit, plus the scores
         runtime=lambda w, attempt: runtime_min(
-            2 * AUDIT.get("max_points", 1024) * AUDIT.get("time_limit", 10), attempt),
+            2 * AUDIT["max_points"] * AUDIT["time_limit"], attempt),
         mem_mb=4000,
     log:
         f"{RESULTS}/logs/audit/{{family}}_{{ds}}.log",
+    benchmark:
+        benchmark_path("audit/{family}_{ds}")
     shell:
         "{AUDIT_FXAI} audit-run --dataset {wildcards.ds} --family {wildcards.family}"
-        " --model {input.model} --split {input.split} --points {params.points}"
+        " --model {input.model} --split {input.split} --prepared {params.prepared}"
+        " --points {params.points}"
         " --max-points {params.max_points} --instances {params.instances}"
         " --background {params.background} --time-limit {params.time_limit}"
         " --scores {params.scores} {params.user_scores} --lime-samples {params.lime_samples}"
@@ -84,5 +83,5 @@ rule audit_table:
         " --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
-if AUDIT.get("enabled", False) and AUDIT_RUNS:
+if AUDIT["enabled"] and AUDIT_RUNS:
     OUTPUTS.extend(rules.audit_table.output)

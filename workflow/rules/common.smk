@@ -7,25 +7,40 @@ check_numbers(config)  # .inf / .nan pass the schemas' bounds; name the key inst
 
 def datasets_of(section, key="datasets"):
     """Dataset names listed in config[section][key] (empty when the section is off)."""
-    sec = config.get(section) or {}
-    return list(sec.get(key) or []) if sec.get("enabled", True) else []
+    sec = config[section]
+    return list(sec[key]) if sec["enabled"] else []
 
 
 def log_path(name):
     return f"{RESULTS}/logs/{name}.log"
 
 
+def benchmark_path(name):
+    """Per-job CPU time and peak memory (snakemake's benchmark: TSV; docs/cluster.md)."""
+    return f"{RESULTS}/benchmarks/{name}.tsv"
+
+
+def table_files(name, published=False):
+    """Every file fxai.report.tables.write_table writes for table `name`: .csv/.md/.tex, and
+    with a published reference its .fidelity.csv/.md and .missing.csv."""
+    exts = ["csv", "md", "tex"] + (["fidelity.csv", "fidelity.md", "missing.csv"] if published else [])
+    return [f"{RESULTS}/tables/{name}.{ext}" for ext in exts]
+
+
 def data_mirror():
     """The mirror directory: FXAI_DATA_MIRROR wins over config data.mirror ("" when unset);
     an error naming the setting when it is set but is not a directory."""
-    return str(mirror_dir((config.get("data") or {}).get("mirror")) or "")
+    return str(mirror_dir(config["data"]["mirror"]) or "")
 
 
 OUTPUTS = []  # each rule file appends the final outputs of its section
+# every run and check file, requested by rule all too: snakemake does not rebuild a lost
+# intermediate file while the files made from it are newer, but it always builds a target
+RUNS = []
 
 
 def all_outputs():
-    return OUTPUTS
+    return OUTPUTS + RUNS
 
 
 # Cluster resources (docs/cluster.md). Every rule declares `runtime` (minutes) and `mem_mb`;

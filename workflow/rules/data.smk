@@ -1,39 +1,38 @@
-# Data: fetch raw files (mirror or URL, sha256) -> prepare (data/prepared/<ds>.csv +
-# .domains.json) -> split (results/<profile>/splits/<ds>.json) -> datasets table.
+# Data: fetch raw files (mirror or URL, sha256) -> prepare (data/prepared/<source>/<ds>.csv
+# + .domains.json) -> split (results/<profile>/splits/<ds>.json) -> datasets table.
 import hashlib
 import json
 import re
 import sys
 from pathlib import Path
 
-from snakemake.utils import validate
-
 from fxai.errors import DataError
 from fxai.data.fetch import missing_message, unobtainable
-from fxai.data.prepare import DEFAULT_ORDER, source_of
+from fxai.data.prepare import source_of
 from fxai.data.registry import load_registry
 
-validate(config["data"], "../schemas/data.schema.yaml")
-
-DATA = config["data"]
+DATA = config["data"]  # defaults filled by workflow/schemas/data.schema.yaml
 DATA_REGISTRY = DATA["registry"]
-DATA_ORDER = DATA.get("source_order") or list(DEFAULT_ORDER)
+DATA_ORDER = DATA["source_order"]
 DATA_FXAI = f"{sys.executable} -m fxai.cli"
 REG = load_registry(DATA_REGISTRY)
 
 
 def audit_datasets():
     """Datasets of the audit section (config audit.families: family -> datasets)."""
-    sec = config.get("audit") or {}
-    if not sec.get("enabled", False):
-        return []
-    return [ds for names in (sec.get("families") or {}).values() for ds in names]
+    sec = config["audit"]
+    return [ds for names in sec["families"].values() for ds in names] if sec["enabled"] else []
+
+
+def data_source(ds):
+    """The source (files, embedded, generated) the dataset is built from in this config."""
+    return source_of(REG.entry(ds), DATA_ORDER)
 
 
 def all_datasets():
     """Every dataset a section of the active config uses, plus data.extra_datasets, checked
     against the registry (canonical names only, so file names are unambiguous)."""
-    extra = DATA.get("extra_datasets") or []
+    extra = DATA["extra_datasets"]
     names = (
         datasets_of("nbc")
         + datasets_of("xpg", "dt_datasets")
@@ -54,30 +53,52 @@ def all_datasets():
 
 
 DATASETS = all_datasets()
-DATA_SOURCE = {ds: source_of(REG.entry(ds), DATA_ORDER) for ds in DATASETS}
 _mirror = data_mirror()  # an error naming the setting when it is not a directory
 
 
 def _why_missing(ds):
     """Why a file-based dataset's raw files cannot be obtained here (None: they can)."""
-    if DATA_SOURCE[ds] != "files":
+    if data_source(ds) != "files":
         return None
     return unobtainable(REG.root(ds), REG.entry(REG.root(ds)), Path(_mirror) if _mirror else None)
 
 
 _why_missing = {ds: why for ds in DATASETS if (why := _why_missing(ds))}
-if _why_missing and not DATA.get("allow_missing", False):
+if _why_missing and not DATA["allow_missing"]:
     raise DataError(missing_message(_why_missing))
 DATA_UNAVAILABLE = sorted(_why_missing)  # allowed missing: left out, listed as missing
 DATA_READY = [ds for ds in DATASETS if ds not in DATA_UNAVAILABLE]
 _ANY_NAME = "|".join(re.escape(n) for n in REG.names)
 
 
+def prepared_file(ds, ext="csv"):
+    """data/prepared/<source>/<ds>.<ext>: tables built from different sources (e.g. iris
+    embedded in the default profile, from the published file in the paper profile) never
+    share a path, so a profile switch prepares its own copy."""
+    return f"data/prepared/{data_source(ds)}/{ds}.{ext}"
+
+
+def prepared_input(ext="csv"):
+    """Input function: the prepared table (or its domains, ext="domains.json") of {ds}."""
+    return lambda wc: prepared_file(wc.ds, ext)
+
+
+def prepared_dir(wildcards, input):
+    """Params function: the folder holding the rule's prepared input (--prepared)."""
+    return str(Path(input.data).parent)
+
+
+def entry_digest(*names):
+    """Digest of datasets' resolved registry entries (with their bases'): a changed entry
+    reruns only what is made from it."""
+    text = json.dumps([REG.entry(n) for n in names], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def raw_manifest(wildcards):
-    ds = wildcards.ds
-    if source_of(REG.entry(ds), DATA_ORDER) != "files":
+    if data_source(wildcards.ds) != "files":
         return []
-    return f"data/raw/{REG.root(ds)}/manifest.json"
+    return f"data/raw/{REG.root(wildcards.ds)}/manifest.json"
 
 
 rule fetch:
@@ -86,6 +107,8 @@ rule fetch:
     wildcard_constraints:
         root=_ANY_NAME,
     params:
+        registry=DATA_REGISTRY,
+        entry=lambda wc: entry_digest(wc.root),  # a changed URL or sha256 fetches again
         mirror=lambda wc: f"--mirror {_mirror}" if _mirror else "",
     resources:
         runtime=runtime_min(1200),  # downloads
@@ -93,54 +116,50 @@ rule fetch:
     log:
         log_path("data/fetch_{root}"),
     shell:
-        "{DATA_FXAI} fetch {wildcards.root:q} --registry {DATA_REGISTRY} --raw-root data/raw"
+        "{DATA_FXAI} fetch {wildcards.root:q} --registry {params.registry} --raw-root data/raw"
         " {params.mirror} > {log} 2>&1"
-
-
-def entry_digest(wildcards):
-    """Digest of the dataset's resolved registry entry: a changed entry re-prepares only it."""
-    text = json.dumps(REG.entry(wildcards.ds), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 rule prepare:
     input:
         raw=raw_manifest,
     output:
-        csv="data/prepared/{ds}.csv",
-        domains="data/prepared/{ds}.domains.json",
+        csv="data/prepared/{source}/{ds}.csv",
+        domains="data/prepared/{source}/{ds}.domains.json",
     wildcard_constraints:
+        source="files|embedded|generated",
         ds=_ANY_NAME,
     params:
-        source=lambda wc: source_of(REG.entry(wc.ds), DATA_ORDER),
-        entry=entry_digest,
+        registry=DATA_REGISTRY,
+        entry=lambda wc: entry_digest(wc.ds),
         checks="rows+sha256",  # domains.json records them: tables prepared before are redone
         seed=config["seed"],
-        test_size=DATA.get("test_size", 0.2),
+        test_size=DATA["test_size"],
     group:
         "prep"
     resources:
         runtime=runtime_min(300),
         mem_mb=4000,
     log:
-        log_path("data/prepare_{ds}"),
+        log_path("data/prepare_{source}_{ds}"),
     shell:
-        "{DATA_FXAI} prepare {wildcards.ds:q} --registry {DATA_REGISTRY} --raw-root data/raw"
-        " --out-dir data/prepared --source-order {params.source} --seed {params.seed}"
-        " --test-size {params.test_size} > {log} 2>&1"
+        "{DATA_FXAI} prepare {wildcards.ds:q} --registry {params.registry} --raw-root data/raw"
+        " --out-dir data/prepared/{wildcards.source} --source-order {wildcards.source}"
+        " --seed {params.seed} --test-size {params.test_size} > {log} 2>&1"
 
 
 rule split:
     input:
-        csv="data/prepared/{ds}.csv",
-        domains="data/prepared/{ds}.domains.json",
+        data=prepared_input(),
+        domains=prepared_input("domains.json"),
     output:
         f"{RESULTS}/splits/{{ds}}.json",
     wildcard_constraints:
         ds=_ANY_NAME,
     params:
+        prepared=prepared_dir,
         seed=config["seed"],
-        test_size=DATA.get("test_size", 0.2),
+        test_size=DATA["test_size"],
     group:
         "prep"
     resources:
@@ -149,18 +168,19 @@ rule split:
     log:
         log_path("data/split_{ds}"),
     shell:
-        "{DATA_FXAI} split {wildcards.ds:q} --prepared data/prepared --out {output}"
+        "{DATA_FXAI} split {wildcards.ds:q} --prepared {params.prepared} --out {output}"
         " --test-size {params.test_size} --seed {params.seed} > {log} 2>&1"
 
 
 rule datasets_table:
     input:
-        csv=expand("data/prepared/{ds}.csv", ds=DATA_READY),
+        csv=[prepared_file(ds) for ds in DATA_READY],
         splits=expand(f"{RESULTS}/splits/{{ds}}.json", ds=DATA_READY),
     output:
-        csv=f"{RESULTS}/tables/datasets.csv",
-        md=f"{RESULTS}/tables/datasets.md",
+        table_files("datasets"),
     params:
+        registry=DATA_REGISTRY,
+        entries=entry_digest(*DATASETS),
         names=" ".join(f"{ds!r}" for ds in DATA_READY),
         order=",".join(DATA_ORDER),
         unavailable=" ".join(f"{ds!r}" for ds in DATA_UNAVAILABLE),
@@ -170,7 +190,7 @@ rule datasets_table:
     log:
         log_path("data/datasets_table"),
     shell:
-        "{DATA_FXAI} datasets-table {params.names} --registry {DATA_REGISTRY}"
+        "{DATA_FXAI} datasets-table {params.names} --registry {params.registry}"
         " --prepared data/prepared --raw-root data/raw --source-order {params.order}"
         " --unavailable {params.unavailable} --out-dir {RESULTS}/tables > {log} 2>&1"
 

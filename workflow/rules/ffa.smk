@@ -3,36 +3,28 @@
 # checking every explanation of that run, then the figures and the runtime table.
 import sys
 
-from snakemake.utils import validate
-
-if "ffa" in config:
-    validate(config["ffa"], "../schemas/ffa.schema.yaml")
-
-FFA = config.get("ffa") or {}
-FFA_SKIP = set(globals().get("DATA_UNAVAILABLE", []))  # data.smk: not in the mirror
+FFA = config["ffa"]
+FFA_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
 FFA_DATASETS = [ds for ds in datasets_of("ffa") if ds not in FFA_SKIP]
-FFA_METHODS = FFA.get("methods", ["marco-a", "marco-c", "marco-s"])
-FFA_K = range(FFA.get("instances", 15))
-FFA_LIMIT = FFA.get("time_limit", 600)
-FFA_SWITCH = FFA.get("switch") or {}
+FFA_METHODS = FFA["methods"]
+FFA_K = range(FFA["instances"])
+FFA_SWITCH = FFA["switch"]
 FFA_FXAI = f"{sys.executable} -m fxai.cli"
 FFA_FIGS = [f"{RESULTS}/figures/ffa_fig{n}_{m}.{ext}"
             for m, ns in {"error": (1, 6), "tau": (2, 7), "rbo": (3, 8), "kl": (4, 9),
                           "naxp": (5, 10)}.items() for n in ns for ext in ("png", "pdf")]
 FFA_FIGS += [f"{RESULTS}/figures/ffa_pictures.{ext}" for ext in ("png", "pdf")]
-FFA_TABLE = [f"{RESULTS}/tables/ffa_table1_runtime.{ext}" for ext in ("csv", "md", "tex")]
 
 
 def ffa_model(ds):
     """(trees, depth) of the dataset's ensemble: ffa.models[ds] over ffa.model."""
-    spec = {"trees": 25, "depth": 3, **(FFA.get("model") or {})}
-    spec.update((FFA.get("models") or {}).get(ds, {}))
+    spec = {**FFA["model"], **FFA["models"].get(ds, {})}
     return spec["trees"], spec["depth"]
 
 
 rule ffa_train_bt:
     input:
-        data="data/prepared/{ds}.csv",
+        data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
     output:
         model=f"{RESULTS}/models/bt/{{ds}}.json",
@@ -40,12 +32,14 @@ rule ffa_train_bt:
     params:
         trees=lambda w: ffa_model(w.ds)[0],
         depth=lambda w: ffa_model(w.ds)[1],
-        seed=config.get("seed", 0),
+        seed=config["seed"],
     group:
         "prep"
     resources:
         runtime=runtime_min(300),
         mem_mb=4000,
+    benchmark:
+        benchmark_path("ffa/train_bt_{ds}")
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
@@ -56,7 +50,7 @@ rule ffa_train_bt:
 rule ffa_run:
     input:
         model=f"{RESULTS}/models/bt/{{ds}}.json",
-        data="data/prepared/{ds}.csv",
+        data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
     output:
         f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{k}}.json",
@@ -64,23 +58,24 @@ rule ffa_run:
         method="marco-[acs]",
         k=r"\d+",
     params:
-        seed=config.get("seed", 0),
-        clock=FFA.get("clock", "cpu"),
-        unit="--unit-cxps" if FFA.get("unit_cxps") else "",
-        switch=" ".join(f"--{k.replace('_', '-')} {v}" for k, v in {
-            "window": FFA_SWITCH.get("window", 50), "alpha": FFA_SWITCH.get("alpha", 2.0),
-            "eps": FFA_SWITCH.get("eps", 1.0), "switch_variant": FFA_SWITCH.get("variant", "paper"),
-        }.items()),
+        time_limit=FFA["time_limit"],
+        seed=config["seed"],
+        clock=FFA["clock"],
+        unit="--unit-cxps" if FFA["unit_cxps"] else "",
+        switch=f"--window {FFA_SWITCH['window']} --alpha {FFA_SWITCH['alpha']}"
+        f" --eps {FFA_SWITCH['eps']} --switch-variant {FFA_SWITCH['variant']}",
     group:
         "ffa"
     resources:
-        runtime=lambda w, attempt: runtime_min(FFA_LIMIT, attempt),
-        mem_mb=FFA.get("mem_mb", 8000),
+        runtime=lambda w, attempt: runtime_min(FFA["time_limit"], attempt),
+        mem_mb=FFA["mem_mb"],
+    benchmark:
+        benchmark_path("ffa/run_{ds}_{method}_{k}")
     log:
         log_path("ffa/run_{ds}_{method}_{k}"),
     shell:
         "{FFA_FXAI} ffa-run --model {input.model} --data {input.data} --split {input.split}"
-        " --instance {wildcards.k} --method {wildcards.method} --time-limit {FFA_LIMIT}"
+        " --instance {wildcards.k} --method {wildcards.method} --time-limit {params.time_limit}"
         " --seed {params.seed} --clock {params.clock} {params.switch}"
         " {params.unit} --out {output} > {log} 2>&1"
 
@@ -97,8 +92,10 @@ rule ffa_verify:
     group:
         "ffa"
     resources:
-        runtime=lambda w, attempt: runtime_min(FFA_LIMIT, attempt),
-        mem_mb=FFA.get("mem_mb", 8000),
+        runtime=lambda w, attempt: runtime_min(FFA["time_limit"], attempt),
+        mem_mb=FFA["mem_mb"],
+    benchmark:
+        benchmark_path("ffa/verify_{ds}_{method}_{k}")
     log:
         log_path("ffa/verify_{ds}_{method}_{k}"),
     shell:
@@ -115,11 +112,11 @@ rule ffa_report:
         models=expand(f"{RESULTS}/models/bt/{{ds}}.meta.json", ds=FFA_DATASETS),
     output:
         FFA_FIGS,
-        FFA_TABLE,
-        f"{RESULTS}/tables/ffa_summary.csv",
+        table_files("ffa_table1_runtime", published=True),
+        table_files("ffa_summary"),
     params:
-        variant=FFA.get("metric_variant", "paper"),
-        log_time="--log-time" if FFA.get("log_time") else "",
+        variant=FFA["metric_variant"],
+        log_time="--log-time" if FFA["log_time"] else "",
         registry=config["data"]["registry"],
     log:
         log_path("ffa/report"),
@@ -134,4 +131,5 @@ rule ffa_report:
 
 
 if FFA_DATASETS:
-    OUTPUTS.extend([*FFA_FIGS, *FFA_TABLE])
+    OUTPUTS.extend([*FFA_FIGS, *table_files("ffa_table1_runtime")])
+    RUNS.extend([*rules.ffa_report.input.runs, *rules.ffa_report.input.checks])

@@ -2,12 +2,7 @@
 # XLC, ApproxPAXp per delta and target size, each independently verified), aggregate.
 import sys
 
-from snakemake.utils import validate
-
-if "nbc" in config:
-    validate(config["nbc"], "../schemas/nbc.schema.yaml")
-
-NBC = config.get("nbc") or {}
+NBC = config["nbc"]
 NBC_FXAI = f"{sys.executable} -m fxai.cli"
 # datasets the mirror lacks (data.smk's DATA_UNAVAILABLE) are left out of the table
 NBC_DATASETS = [ds for ds in datasets_of("nbc") if ds not in DATA_UNAVAILABLE]
@@ -15,19 +10,21 @@ NBC_DATASETS = [ds for ds in datasets_of("nbc") if ds not in DATA_UNAVAILABLE]
 
 rule nbc_train:
     input:
-        data="data/prepared/{ds}.csv",
+        data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
     output:
         model=f"{RESULTS}/models/nbc/{{ds}}.joblib",
         meta=f"{RESULTS}/models/nbc/{{ds}}.meta.json",
     params:
-        alpha=NBC.get("alpha", 1.0),
-        decimals=NBC.get("decimals", 3),
+        alpha=NBC["alpha"],
+        decimals=NBC["decimals"],
     group:
         "prep"
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
+    benchmark:
+        benchmark_path("nbc/train_{ds}")
     log:
         log_path("nbc/train_{ds}"),
     shell:
@@ -37,23 +34,25 @@ rule nbc_train:
 
 rule nbc_explain:
     input:
-        data="data/prepared/{ds}.csv",
+        data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
         model=f"{RESULTS}/models/nbc/{{ds}}.joblib",
     output:
         f"{RESULTS}/runs/nbc/{{ds}}.jsonl",
     params:
-        deltas=" ".join(map(str, NBC.get("deltas", [0.98, 0.95, 0.93, 0.90]))),
-        targets=" ".join(map(str, NBC.get("targets", [9, 7, 4]))),
-        decimals=NBC.get("decimals", 3),
-        instances=NBC.get("instances", 200),
+        deltas=" ".join(map(str, NBC["deltas"])),
+        targets=" ".join(map(str, NBC["targets"])),
+        decimals=NBC["decimals"],
+        instances=NBC["instances"],
         seed=config["seed"],
     group:
         "explain"
     resources:
         # no time limit (poly-time); about 1 s per instance on the paper's sets
-        runtime=lambda w, attempt: runtime_min(NBC.get("instances", 200), attempt),
+        runtime=lambda w, attempt: runtime_min(NBC["instances"], attempt),
         mem_mb=4000,
+    benchmark:
+        benchmark_path("nbc/explain_{ds}")
     log:
         log_path("nbc/explain_{ds}"),
     shell:
@@ -68,10 +67,8 @@ rule nbc_table:
         runs=expand(f"{RESULTS}/runs/nbc/{{ds}}.jsonl", ds=NBC_DATASETS),
         meta=expand(f"{RESULTS}/models/nbc/{{ds}}.meta.json", ds=NBC_DATASETS),
     output:
-        f"{RESULTS}/tables/nbc_table7.csv",
-        f"{RESULTS}/tables/nbc_table7.md",
-        f"{RESULTS}/tables/nbc_table7.tex",
-        f"{RESULTS}/tables/nbc_table7_datasets.csv",
+        table_files("nbc_table7", published=True),
+        table_files("nbc_table7_datasets", published=True),
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
@@ -84,3 +81,4 @@ rule nbc_table:
 
 if NBC_DATASETS:
     OUTPUTS.extend(rules.nbc_table.output)
+    RUNS.extend(rules.nbc_table.input.runs)

@@ -12,13 +12,10 @@ from fxai.report.provenance import versions as report_versions
 from fxai.report.results import section_of as report_section_of
 
 
-validate(config["report"], "../schemas/report.schema.yaml")
-
 
 report: "../report/workflow.rst"
 
 
-REPORT_DIR = f"{RESULTS}/report"
 REPORT_CLI = f"{sys.executable} -m fxai.commands.report"  # lighter than -m fxai.cli
 REPORT_CLI_FXAI = f"{sys.executable} -m fxai.cli"
 REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
@@ -69,9 +66,7 @@ rule models_table:
     input:
         REPORT_MODEL_METAS,
     output:
-        csv=f"{RESULTS}/tables/models.csv",
-        md=f"{RESULTS}/tables/models.md",
-        tex=f"{RESULTS}/tables/models.tex",
+        table_files("models"),
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
@@ -171,12 +166,21 @@ rule report_figure:
         "{params.cli} figure {wildcards.fig} --results {params.results} > {log} 2>&1"
 
 
+def report_table_inputs(wildcards):
+    """The table a page shows, and the fidelity summary and missing rows it reads beside it
+    (fxai.report.html) when the table has them."""
+    table = REPORT_TABLES[wildcards.name]
+    stem = table.rsplit(".", 1)[0]
+    beside = [f"{stem}{s}" for s in (".fidelity.csv", ".missing.csv")]
+    return {"table": table, "beside": [f for f in beside if f in REPORT_PART_OUTPUTS]}
+
+
 rule report_table_html:
     """An HTML page of a table with its fidelity summary (the report shows HTML inline)."""
     input:
-        lambda wc: REPORT_TABLES[wc.name],
+        unpack(report_table_inputs),
     output:
-        f"{REPORT_DIR}/tables/{{name}}.html",
+        f"{RESULTS}/report/tables/{{name}}.html",
     wildcard_constraints:
         name=report_alternation(REPORT_TABLES),
     params:
@@ -187,7 +191,7 @@ rule report_table_html:
     log:
         log_path("report/table_{name}"),
     shell:
-        "{params.cli} table-html {input} --out {output} > {log} 2>&1"
+        "{params.cli} table-html {input.table} --out {output} > {log} 2>&1"
 
 
 rule report_provenance:
@@ -195,8 +199,8 @@ rule report_provenance:
     input:
         REPORT_PART_OUTPUTS,  # the parts' tables: their run files and models are made
     output:
-        json=f"{REPORT_DIR}/provenance.json",
-        html=f"{REPORT_DIR}/provenance.html",
+        json=f"{RESULTS}/report/provenance.json",
+        html=f"{RESULTS}/report/provenance.html",
     params:
         versions=report_versions(),
         commit=report_git_commit(),
@@ -214,17 +218,17 @@ rule report_index:
     input:
         figures=[report_flag(f, "figure") for f in REPORT_FIGURE_FILES],
         tables=[
-            report_flag(f"{REPORT_DIR}/tables/{name}.html", "table") for name in REPORT_TABLES
+            report_flag(f"{RESULTS}/report/tables/{name}.html", "table") for name in REPORT_TABLES
         ],
         provenance=report(
-            f"{REPORT_DIR}/provenance.html",
+            f"{RESULTS}/report/provenance.html",
             caption="../report/provenance.rst",
             category="7 Provenance",
             labels={"name": "provenance", "part": "report", "kind": "table"},
         ),
-        provenance_json=f"{REPORT_DIR}/provenance.json",
+        provenance_json=f"{RESULTS}/report/provenance.json",
     output:
-        f"{REPORT_DIR}/index.md",
+        f"{RESULTS}/report/index.md",
     params:
         cli=REPORT_CLI,
         results=RESULTS,

@@ -13,7 +13,8 @@ from fxai.report.tables import write_table
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("datasets", nargs="*", help="registry names")
     p.add_argument("--registry", default="config/datasets.yaml")
-    p.add_argument("--prepared", default="data/prepared")
+    p.add_argument("--prepared", default="data/prepared",
+                   help="root of the per-source folders <prepared>/<source>/<ds>.csv")
     p.add_argument("--raw-root", default="data/raw")
     p.add_argument("--source-order", default=",".join(DEFAULT_ORDER))
     p.add_argument("--unavailable", nargs="*", default=[],

@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--references", nargs="+", default=["xpg_table2_dt", "xpg_table1_obdd"])
     p.add_argument("--source-order", default="files,embedded,generated",
                    help="data sources in order of preference, as the prepare step used them")
-    p.add_argument("--prepared", default="data/prepared")
+    p.add_argument("--prepared", default="data/prepared",
+                   help="root of the per-source folders <prepared>/<source>/<ds>.csv")
     p.add_argument("--raw-root", default="data/raw")
     p.add_argument("--registry", default="config/datasets.yaml")
     p.add_argument("--max-rows-all", type=positive_int, default=1000)
@@ -67,24 +68,29 @@ def counts(ds: str, prepared: Path, raw_root: Path, registry,
 
 
 def build(args: argparse.Namespace) -> pd.DataFrame:
+    from fxai.data.prepare import source_dir
     from fxai.data.registry import load_registry
     from fxai.report.reference import load
 
     registry = load_registry(args.registry)
     aliases = registry.aliases
+    order = tuple(args.source_order.split(","))
     rows = []
     for ref in args.references:
         for _, pub in load(ref).iterrows():
             ds = aliases.get(str(pub["dataset"]).lower(), str(pub["dataset"]))
             if args.datasets is not None and ds not in args.datasets:
                 continue
-            if not (Path(args.prepared) / f"{ds}.csv").is_file():
+            try:
+                folder = source_dir(args.prepared, registry.entry(ds), order)
+            except DataError:  # not in the registry, or none of the sources in order
+                folder = Path(args.prepared, "-")
+            if not (folder / f"{ds}.csv").is_file():
                 if args.datasets is not None:
-                    raise SystemExit(f"{ds}: no prepared table {args.prepared}/{ds}.csv")
+                    raise SystemExit(f"{ds}: no prepared table {folder}/{ds}.csv")
                 continue
             row = {"table": ref, "dataset": ds, "published": int(pub["n_instances"])}
-            row |= counts(ds, Path(args.prepared), Path(args.raw_root), registry,
-                          tuple(args.source_order.split(",")))
+            row |= counts(ds, folder, Path(args.raw_root), registry, order)
             hits = []
             for c in COUNTS:
                 for up in (False, True):
@@ -105,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     df = build(args)
     if df.empty:
-        raise SystemExit(f"no published dataset has a prepared table in {args.prepared}")
+        raise SystemExit(f"no published dataset has a prepared table in {args.prepared}/<source>/")
     rules = [c for c in df.columns if c.endswith(("_round", "_ceil"))]
     summary = pd.DataFrame({"rule": rules,
                             "exact": [int((df[r] == df["published"]).sum()) for r in rules],

@@ -56,6 +56,14 @@ def source_of(entry: dict[str, Any], order: Sequence[str] = DEFAULT_ORDER) -> st
     )
 
 
+def source_dir(
+    root: str | Path, entry: dict[str, Any], order: Sequence[str] = DEFAULT_ORDER
+) -> Path:
+    """``<root>/<source>``: where the workflow keeps an entry's prepared table, so tables built
+    from different sources (e.g. iris embedded vs from the published file) never share a path."""
+    return Path(root) / source_of(entry, order)
+
+
 def _num_key(values: Sequence[str]) -> list[str]:
     """Sort numerically when every value is a number, else as text."""
     try:

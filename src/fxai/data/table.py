@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fxai.data.prepare import DEFAULT_ORDER, source_of
+from fxai.data.prepare import DEFAULT_ORDER, source_dir, source_of
 from fxai.data.prepared import load
 from fxai.data.registry import Registry
 
@@ -46,7 +46,8 @@ def datasets_table(
     source_order: Sequence[str] = DEFAULT_ORDER,
     unavailable: Sequence[str] = (),
 ) -> pd.DataFrame:
-    """One row per dataset: source, sha256, rows, features by type, classes, balance, papers.
+    """One row per dataset: source, sha256, rows, features by type, classes, balance, papers,
+    from the prepared tables ``<prepared_root>/<source>/<name>.csv``.
 
     ``unavailable`` datasets (raw files neither in the mirror nor fetched) get a row saying so.
     """
@@ -62,7 +63,7 @@ def datasets_table(
             continue
         source = source_of(entry, source_order)
         src, sha, note = _provenance(entry, source, Path(raw_root) / registry.root(name))
-        p = load(name, prepared_root)
+        p = load(name, source_dir(prepared_root, entry, source_order))
         kinds = Counter(d["type"] for d in p.domains)
         counts = np.bincount(p.y, minlength=len(p.classes))
         rows.append({
