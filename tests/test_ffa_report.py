@@ -186,6 +186,8 @@ def test_runtime_table_uses_complete_runs_only():
     assert t.loc["d", "marco_a_time_mean_s"] == 2.0 and t.loc["d", "marco_c_time_mean_s"] == 3.0
     assert np.isnan(t.loc["e", "marco_a_time_mean_s"]) and t.loc["e", "marco_a_complete"] == "0/1"
     s = summary_table(recs, {"d": {"used": 2, "disagree": 0}}).set_index(["dataset", "method"])
+    small = runtime_table(runs_of("d", 0, a_time=0.012345) + runs_of("d", 1, a_time=0.0045678))
+    assert small.loc[0, "marco_a_time_mean_s"] == 0.00846  # 3 significant digits, not 0.01
     assert s.loc[("e", "marco-a"), "timeout"] == 1 and s.loc[("d", "marco-c"), "verified"] == "2/2"
 
 
