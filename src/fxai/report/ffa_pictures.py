@@ -117,7 +117,8 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
                         ax.set_title(f"t = {tau:g}", fontsize=7)
         if heat is not None:
             fig.colorbar(heat, ax=axes, shrink=0.6, label="FFA")
-        fig.suptitle("FFA over the image: exact and approximate at normalised times", fontsize=8)
+        fig.suptitle("FFA over the image: exact and approximate at normalised times "
+                     "(FFA 0: the image in pale grey)", fontsize=8)
     fig.savefig(png, dpi=150, bbox_inches="tight")
     fig.savefig(png.with_suffix(".pdf"), bbox_inches="tight")
     return png
