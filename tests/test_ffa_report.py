@@ -247,3 +247,10 @@ def test_runtime_table_hardness_columns():
                                                                             "hardness"]
     assert t.loc["sarcasm", "hardness"] == "model meta not given"
     assert "hardness" not in runtime_table(recs).columns
+
+
+def test_a_last_step_at_normalised_time_one_is_inside_the_axes():
+    _, ax = canvas.new_figure()
+    ffa_figures._draw(ax, {"marco-s": (np.array([0.0, 1.0]), np.array([1.0, 0.0]))}, False)
+    (line,) = ax.get_lines()
+    assert line.get_xdata()[-1] == 1.0 and ax.get_xlim()[1] > 1.0
