@@ -50,6 +50,7 @@ localrules:
     ffa_report,
     cross_table,
     audit_table,
+    claims_table,
     report_figure,
     report_table_html,
     report_provenance,

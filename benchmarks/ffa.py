@@ -1,8 +1,10 @@
 """Anytime-FFA benchmark: how fast each MARCO variant approaches the exact FFA.
 
     .venv/bin/python -m benchmarks.ffa [--instances 5] [--time-limit 60] [--out results/bench]
+        [--trees 25] [--depth 3] [--datasets digits-1vs3 ...]
 
-Models (seeded, 25 trees of depth 3, trained here on data shipped with scikit-learn):
+Models (seeded, 25 trees of depth 3 unless --trees/--depth say otherwise, trained here on
+data shipped with scikit-learn):
 ``digits-1vs3``, ``digits-1vs7`` (8x8 digits) and ``breast-cancer``. For each test instance
 MARCO-A, -C and -S (paper switching rule, w=50, alpha=2, eps=1) enumerate to completion or
 the time limit (process CPU time). Per method: time to the exact FFA, numbers of AXps and
@@ -58,12 +60,18 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=60)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="results/bench")
+    ap.add_argument("--trees", type=int, default=25)
+    ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--datasets", nargs="+", help="a subset of the three (default: all)")
     args = ap.parse_args(argv)
     rows = []
     for name, X, y in datasets():
+        if args.datasets and name not in args.datasets:
+            continue
         tr, te = train_test_split(np.arange(len(y)), test_size=0.2, random_state=args.seed,
                                   stratify=y)
-        model = boosted.train(X[tr], y[tr], trees=25, depth=3, seed=args.seed)
+        model = boosted.train(X[tr], y[tr], trees=args.trees, depth=args.depth,
+                              seed=args.seed)
         pick = np.random.default_rng(args.seed).permutation(np.sort(te))[: args.instances]
         for row in pick:
             x = X[row]
@@ -95,7 +103,8 @@ def main(argv=None) -> int:
         ["dataset", "method"]).mean().round(3)
     (out / "ffa.md").write_text(
         f"# Anytime FFA benchmark ({platform.processor() or platform.machine()}, "
-        f"{args.instances} instances, limit {args.time_limit}s, CPU time)\n\n"
+        f"{args.trees} trees of depth {args.depth}, {args.instances} instances, "
+        f"limit {args.time_limit}s, CPU time)\n\n"
         + mean.to_markdown() + "\n")
     print(mean.to_string())
     return 0

@@ -24,7 +24,8 @@ XPG_TABLE2 = ["adult", "agaricus-lepiota", "anneal", "bank", "cancer", "car", "c
               "tic-tac-toe", "zoo"]
 FFA = ["MNIST-1vs3", "MNIST-1vs7", "PneumoniaMNIST", "Sarcasm", "Disaster"]
 DEFAULT = ["iris", "zoo", "wine", "breast-cancer", "breast-cancer-d", "iris-bin", "digits-1vs3",
-           "digits-1vs7", "mux6", "parity5+5", "corral", "threeOf9", "xd6", "mofn_3_7_10"]
+           "digits-1vs7", "digits-5vs8", "mux6", "parity5+5", "corral", "threeOf9", "xd6",
+           "mofn_3_7_10"]
 
 
 @pytest.fixture(scope="module")

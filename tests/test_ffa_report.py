@@ -188,6 +188,8 @@ def test_runtime_table_uses_complete_runs_only():
     assert t.loc["d", "marco_a_time_mean_lb_s"] == 2.0  # nothing censored: the same mean
     assert t.loc["e", "marco_a_time_mean_lb_s"] == 20  # no limit recorded: its own time
     s = summary_table(recs, {"d": {"used": 2, "disagree": 0}}).set_index(["dataset", "method"])
+    small = runtime_table(runs_of("d", 0, a_time=0.012345) + runs_of("d", 1, a_time=0.0045678))
+    assert small.loc[0, "marco_a_time_mean_s"] == 0.00846  # 3 significant digits, not 0.01
     assert s.loc[("e", "marco-a"), "timeout"] == 1 and s.loc[("d", "marco-c"), "verified"] == "2/2"
 
 
@@ -295,3 +297,10 @@ def test_a_cut_run_check_or_meta_file_is_named_with_its_line(tmp_path, fxai_cli,
                          "--tables-dir", tmp_path / "tab", "--registry", REGISTRY)
     assert code == 1 and "Traceback" not in err, err
     assert f"{files[cut]}" in err and "line" in err and "rerun" in err
+
+
+def test_a_last_step_at_normalised_time_one_is_inside_the_axes():
+    _, ax = canvas.new_figure()
+    ffa_figures._draw(ax, {"marco-s": (np.array([0.0, 1.0]), np.array([1.0, 0.0]))}, False)
+    (line,) = ax.get_lines()
+    assert line.get_xdata()[-1] == 1.0 and ax.get_xlim()[1] > 1.0

@@ -91,6 +91,7 @@ def test_section_of() -> None:
     assert section_of("results/default/tables/datasets.csv") == "data"
     assert section_of("results/default/tables/summary.csv") == "other"
     assert section_of("results/default/tables/data_sets.csv") == "data"
+    assert section_of("results/default/figures/cross_algorithms.png") == "cross"
 
 
 def test_index(tmp_path: Path) -> None:
@@ -104,3 +105,30 @@ def test_index(tmp_path: Path) -> None:
     assert "## nbc\n\n- [`report/tables/nbc_t7.html`](tables/nbc_t7.html)" in text
     assert "- [`figures/xpg_runtime.png`](../figures/xpg_runtime.png)" in text
     assert "## xpg" in text
+
+
+def test_index_in_paper_order(tmp_path: Path) -> None:
+    root = tmp_path / "res"
+    names = ["cross_algorithms.png", "ffa_fig10_naxp.png", "ffa_fig2_tau.png", "ffa_fig1_error.png",
+             "xpg_runtime.png", "nbc_precision.png", "summary.png"]
+    write_index([f"{root}/figures/{n}" for n in names], str(root), str(root / "i.md"), None)
+    text = (root / "i.md").read_text()
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads == ["## nbc", "## xpg", "## ffa", "## cross", "## other"]
+    pos = [text.index(n) for n in ("ffa_fig1_error", "ffa_fig2_tau", "ffa_fig10_naxp")]
+    assert pos == sorted(pos)
+
+
+def test_index_states_the_claims_beside_their_figures(tmp_path: Path) -> None:
+    root = tmp_path / "res"
+    claims = tmp_path / "claims.csv"
+    pd.DataFrame({"id": ["ffa-c-early"], "paper": ["ffa"],
+                  "shown_in": ["ffa_fig1_error ffa_fig6_error"], "statement": ["C early"],
+                  "verdict": ["does not hold"], "numbers": ["C 0.3, A 0.2"]}).to_csv(
+        claims, index=False)
+    files = [f"{root}/figures/ffa_fig1_error.png", f"{root}/figures/ffa_fig2_tau.png"]
+    write_index(files, str(root), str(root / "i.md"), None, str(claims))
+    lines = (root / "i.md").read_text().splitlines()
+    at = lines.index("- [`figures/ffa_fig1_error.png`](figures/ffa_fig1_error.png)")
+    assert lines[at + 1] == "  - claim `ffa-c-early` does not hold: C 0.3, A 0.2"
+    assert lines[at + 2].startswith("- [`figures/ffa_fig2_tau.png`]")

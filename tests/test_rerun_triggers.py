@@ -80,8 +80,7 @@ RESULT_KEYS = {
     "xpg.cn2.min_covered_examples": (2, ["xpg_train_obdd"]),
     "xpg.cn2.max_rule_length": (4, ["xpg_train_obdd"]),
     "ffa.enabled": (False, ["cross_table", "models_table", "report_index"]),
-    "ffa.datasets": (["digits-1vs3", "digits-1vs7"],
-                     ["ffa_report", "cross_table", "models_table"]),
+    "ffa.datasets": (["digits-1vs3", "digits-1vs7"], ["ffa_report", "models_table"]),
     # ffa.models overrides breast-cancer's ensemble: only the other two are retrained
     "ffa.model.trees": (20, [f"{RES}/models/bt/digits-1vs3.json",
                              f"{RES}/models/bt/digits-1vs7.json"]),

@@ -6,7 +6,7 @@ CROSS_FAMILIES = {
     "nbc": datasets_of("nbc"),
     "dt": datasets_of("xpg", "dt_datasets"),
     "obdd": datasets_of("xpg", "obdd_datasets"),
-    "bt": datasets_of("ffa"),
+    "bt": datasets_of("ffa") if CROSS["bt_datasets"] is None else CROSS["bt_datasets"],
     "rf": datasets_of("cross", "ensemble_datasets"),
     "mbt": datasets_of("cross", "ensemble_datasets"),
 }

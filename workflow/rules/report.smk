@@ -20,12 +20,14 @@ REPORT_CLI = f"{sys.executable} -m fxai.commands.report"  # lighter than -m fxai
 REPORT_CLI_FXAI = f"{sys.executable} -m fxai.cli"
 REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
 REPORT_CATEGORIES = {
+    "claims": "0 Claims: the papers' findings on this run",
     "data": "1 Data",
     "nbc": "2 NBC: delta-relevant sets",
     "xpg": "3 XpG: decision graphs",
     "ffa": "4 FFA: anytime attribution",
-    "audit": "5 Audit: attribution vs formal ground truth",
-    "other": "6 Other",
+    "cross": "5 Cross: every algorithm on every model",
+    "audit": "6 Audit: attribution vs formal ground truth",
+    "other": "7 Other",
 }
 
 
@@ -80,6 +82,30 @@ if REPORT_MODEL_METAS:
     OUTPUTS.append(f"{RESULTS}/tables/models.csv")
 
 
+rule claims_table:
+    """Table claims: the papers' qualitative claims checked on this run (docs/claims.md);
+    its inputs are every part's final outputs, so all runs are done."""
+    input:
+        _report_part_outputs(),
+    output:
+        csv=f"{RESULTS}/tables/claims.csv",
+        md=f"{RESULTS}/tables/claims.md",
+        tex=f"{RESULTS}/tables/claims.tex",
+    params:
+        results=RESULTS,
+        out_dir=f"{RESULTS}/tables",
+    resources:
+        runtime=runtime_min(120),
+        mem_mb=2000,
+    log:
+        log_path("report/claims_table"),
+    shell:
+        "{REPORT_CLI_FXAI} claims --results {params.results} --out-dir {params.out_dir}"
+        " > {log} 2>&1"
+
+
+if config["report"]["enabled"]:
+    OUTPUTS.append(f"{RESULTS}/tables/claims.csv")
 REPORT_PART_OUTPUTS = _report_part_outputs()  # report.smk is included last
 
 
@@ -223,10 +249,11 @@ rule report_index:
         provenance=report(
             f"{RESULTS}/report/provenance.html",
             caption="../report/provenance.rst",
-            category="7 Provenance",
+            category="8 Provenance",
             labels={"name": "provenance", "part": "report", "kind": "table"},
         ),
         provenance_json=f"{RESULTS}/report/provenance.json",
+        claims=f"{RESULTS}/tables/claims.csv",
     output:
         f"{RESULTS}/report/index.md",
     params:
@@ -241,7 +268,8 @@ rule report_index:
         log_path("report/index"),
     shell:
         "{params.cli} index {input.figures} {input.tables} --results {params.results}"
-        " --provenance {input.provenance_json} --out {output} > {log} 2>&1"
+        " --provenance {input.provenance_json} --claims {input.claims} --out {output}"
+        " > {log} 2>&1"
 
 
 if config["report"]["enabled"]:

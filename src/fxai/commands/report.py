@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fxai.files import read_json
 from fxai.report import figures, html
-from fxai.report.results import section_of
+from fxai.report.results import SECTIONS, natural_key, section_of
 
 LOG = logging.getLogger("fxai.report")
 
@@ -32,11 +32,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     i.add_argument("files", nargs="*", help="the files in the report")
     i.add_argument("--results", required=True)
     i.add_argument("--provenance", help="provenance JSON (fxai.report.provenance)")
+    i.add_argument("--claims", help="tables/claims.csv: each file's claims beside it")
     i.add_argument("--out", required=True)
 
 
-def write_index(files: list[str], results: str, out: str, provenance: str | None) -> None:
+def claims_by_name(claims: str | None) -> dict[str, list[str]]:
+    """Table or figure name -> the verdicts of the claims it shows (``tables/claims.csv``)."""
+    if not claims:
+        return {}
+    import pandas as pd
+
+    out: dict[str, list[str]] = {}
+    for c in pd.read_csv(claims).itertuples():
+        for name in str(c.shown_in).split():
+            out.setdefault(name, []).append(f"claim `{c.id}` {c.verdict}: {c.numbers}")
+    return out
+
+
+def write_index(files: list[str], results: str, out: str, provenance: str | None,
+                claims: str | None = None) -> None:
     root = Path(results)
+    verdicts = claims_by_name(claims)
     lines = [f"# Results index: `{root}`", ""]
     if provenance:
         prov = read_json(provenance, "provenance file")
@@ -56,13 +72,15 @@ def write_index(files: list[str], results: str, out: str, provenance: str | None
     by_section: dict[str, list[str]] = {}
     for f in files:
         by_section.setdefault(section_of(f), []).append(f)
-    for section in sorted(by_section):
+    order = [*SECTIONS, "other"]
+    for section in sorted(by_section, key=order.index):
         lines += [f"## {section}", ""]
-        for f in sorted(by_section[section]):
+        for f in sorted(by_section[section], key=natural_key):
             p = Path(f)
             shown = p.relative_to(root) if p.is_relative_to(root) else p
             link = os.path.relpath(p, Path(out).parent)  # links work from the index's folder
             lines.append(f"- [`{shown}`]({link})")
+            lines += [f"  - {v}" for v in verdicts.get(p.stem, ())]
         lines.append("")
     lines.append(f"Open the full report: `snakemake --report {root}/report.html`.")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -77,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.action == "table-html":
         LOG.info("wrote %s", html.table_page(args.table, args.out))
     else:
-        write_index(args.files, args.results, args.out, args.provenance)
+        write_index(args.files, args.results, args.out, args.provenance, args.claims)
         LOG.info("wrote %s", args.out)
     return 0
 

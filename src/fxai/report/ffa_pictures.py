@@ -117,14 +117,17 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
                         ax.set_title(f"t = {tau:g}", fontsize=7)
         if heat is not None:
             fig.colorbar(heat, ax=axes, shrink=0.6, label="FFA")
-        fig.suptitle("FFA over the image: exact and approximate at normalised times", fontsize=8)
+        fig.suptitle("FFA over the image: exact and approximate at normalised times "
+                     "(FFA 0: the image in pale grey)", fontsize=8)
     fig.savefig(png, dpi=150, bbox_inches="tight")
     fig.savefig(png.with_suffix(".pdf"), bbox_inches="tight")
     return png
 
 
 def _heat(ax, image: np.ndarray, ffa: np.ndarray):
-    """The FFA as a heat map over the image in grey (features with FFA 0 show the image)."""
-    ax.imshow(image, cmap="gray")
+    """The FFA as a heat map over the image in pale grey (features with FFA 0 show the pale
+    image), so that even the darkest colour, the lowest non-zero FFA, stands out from it."""
+    ink = float(np.max(image)) or 1.0
+    ax.imshow(image, cmap="Greys", vmin=0.0, vmax=4 * ink)  # at most a quarter grey
     return ax.imshow(np.ma.masked_equal(ffa, 0.0), cmap=CMAP, vmin=0.0, vmax=1.0, alpha=0.85)
 

@@ -57,7 +57,7 @@ def _done(records: Iterable[dict]) -> list[dict]:
     return [r for r in records if r.get("status") == "done"]
 
 
-def _paxp_rows(records: Iterable[dict]) -> list[dict]:
+def paxp_rows(records: Iterable[dict]) -> list[dict]:
     """One row per (record, δ, target) ApproxPAXp result."""
     rows = []
     for rec in _done(records):
@@ -85,7 +85,7 @@ def _targets(rows: list[dict]) -> list:
 def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]:
     """Mean ApproxPAXp length (± sd) against δ, one panel per target size, one line per
     dataset; the dotted line is the target size."""
-    rows = _paxp_rows(records)
+    rows = paxp_rows(records)
     title = "NBC: ApproxPAXp length vs δ"
     if not rows:
         return empty_figure(stem, title, "no NBC runs with approx_paxp results in this profile")
@@ -122,7 +122,7 @@ def nbc_length_vs_delta(records: Iterable[dict], stem: str | Path) -> list[Path]
                     color=matplotlib.colormaps["tab10"](i % 10),
                 )
             if target is not None:
-                ax.axhline(target, ls=":", color="grey", lw=1)
+                ax.axhline(target, ls=":", color="grey", lw=1, label="target size")
             ax.set_title(f"target ≤ {target}" if target is not None else "no target")
             ax.set_xticks(all_deltas, [f"{d:g}" for d in all_deltas])
             ax.set_xlabel("δ")
@@ -142,7 +142,7 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
     """Precision (%) of every ApproxPAXp per δ (jittered points over all datasets and
     instances, with a box of the trimmed ones, i.e. precision < 100 %), one panel per target
     size; red bars mark δ, the number on top is the share of explanations at 100 %."""
-    rows = [r for r in _paxp_rows(records) if r["precision"] is not None]
+    rows = [r for r in paxp_rows(records) if r["precision"] is not None]
     title = "NBC: ApproxPAXp precision per δ"
     if not rows:
         return empty_figure(stem, title, "no NBC runs with ApproxPAXp precision in this profile")
@@ -172,6 +172,7 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
                     alpha=0.35,
                     color="tab:blue",
                     linewidths=0,
+                    label="one ApproxPAXp" if j == 0 else None,
                 )
                 trimmed = vals[vals < 100.0 - 1e-9]
                 if trimmed.size:
@@ -198,7 +199,7 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
                 s=200,
                 color="tab:red",
                 zorder=3,
-                label="δ",
+                label="δ (least precision asked)",
             )
             ax.set_xticks(range(len(deltas)), [f"{d:g}" for d in deltas])
             ax.set_xlabel("δ")
@@ -207,6 +208,8 @@ def nbc_precision(records: Iterable[dict], stem: str | Path) -> list[Path]:
         fig.legend(
             *axes[0][0].get_legend_handles_labels(), loc="outside right upper", frameon=False
         )
+        fig.text(0.01, 0.0, "grey numbers: share of the ApproxPAXps at 100 % precision; "
+                 "boxes: those below 100 %", fontsize=6, color="grey", va="top")
         fig.suptitle(title)
         return _save(fig, Path(stem))
 

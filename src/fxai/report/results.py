@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from fxai.version import stamped
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
-SECTIONS = ("data", "nbc", "xpg", "ffa", "audit")
+SECTIONS = ("claims", "data", "nbc", "xpg", "ffa", "cross", "audit")  # the report's order, then other
 
 
 def section_of(path: str | Path) -> str:
@@ -35,6 +36,11 @@ def section_of(path: str | Path) -> str:
     if head == "datasets":
         return "data"
     return next((part for part in reversed(p.parts[:-1]) if part in SECTIONS), "other")
+
+
+def natural_key(name: str) -> list:
+    """Sort key putting ``fig2`` before ``fig10`` (digit runs compare as numbers)."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(name))]
 
 
 def read_records(path: str | Path) -> list[dict]:
