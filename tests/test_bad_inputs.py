@@ -33,10 +33,11 @@ def test_cross_run_refuses_a_model_of_another_family(tmp_path, capsys, stages, f
     assert not out.exists() and not list(tmp_path.glob("cross.jsonl*"))
 
 
-def test_rows_dropped_for_missing_values_are_counted_in_the_log(tmp_path, caplog):
+def test_rows_dropped_for_missing_values_are_counted_in_the_log(tmp_path, caplog, monkeypatch):
     from test_data_prepare import CSV, make
     from test_data_prepare import run as prepare_toy
 
+    monkeypatch.delenv("FXAI_DATA_MIRROR", raising=False)  # the toy file is local, not mirrored
     caplog.set_level(logging.INFO, logger="fxai.data.prepare")
     text = CSV + "blue,1,2.0,?\n"  # one row without a target, one ('?' weight) without a value
     p = prepare_toy(tmp_path, make(tmp_path, text, features={"default": "categorical",

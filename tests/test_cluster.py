@@ -152,7 +152,8 @@ def test_slurm_profile_submits_few_jobs():
     single = set(re.findall(r"^rule (\w+):", out, re.M))
     assert sorted(set(groups)) == ["explain", "ffa", "prep"]
     assert single <= {"all", "datasets_table", "nbc_table", "xpg_table1_obdd", "xpg_table2_dt",
-                      "xpg_instances", "models_table", "ffa_report", "cross_table",
+                      "xpg_instances", "models_table", "ffa_report", "cross_table", "audit_table",
+                      "claims_table",
                       "report_figure", "report_table_html", "report_provenance", "report_index"}
     assert len(groups) <= 20
 

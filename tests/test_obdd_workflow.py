@@ -60,7 +60,8 @@ def workdir(tmp_path_factory):
 
 
 def n_features(wd: Path, ds: str) -> int:
-    return len(json.loads((wd / f"data/prepared/{ds}.domains.json").read_text())["features"])
+    doms = wd / "data" / "prepared" / "generated" / f"{ds}.domains.json"
+    return len(json.loads(doms.read_text())["features"])
 
 
 def check_results(wd: Path) -> None:

@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 SCHEMAS = ROOT / "workflow" / "schemas"
-SECTIONS = ("data", "nbc", "xpg", "ffa", "report")  # each validated by its own schema file
+SECTIONS = ("data", "nbc", "xpg", "ffa", "report", "audit")  # each validated by its own schema file
 RES = "results/default"
 
 pytestmark = pytest.mark.slow
@@ -35,6 +35,7 @@ pytestmark = pytest.mark.slow
 FFA_RUNS = ["ffa_run"]  # every run job: the command takes the key
 NBC_FIGS = [f"{RES}/figures/{f}.png" for f in ("nbc_length_vs_delta", "nbc_precision")]
 XPG_FIGS = [f"{RES}/figures/{f}.png" for f in ("xpg_xp_counts", "xpg_runtime")]
+BT_DEFAULT = ["digits-1vs3", "digits-1vs7", "mux6", "corral"]  # boosted models of ffa.model
 # key -> (new value, seeds): the jobs the key reaches through their params or inputs
 RESULT_KEYS = {
     "profile": ("other", []),  # a new results/other/ (all missing); data/prepared is reused
@@ -67,7 +68,7 @@ RESULT_KEYS = {
     "xpg.max_rows_all": (500, ["xpg_explain", "xpg_instances"]),
     "xpg.fraction": (0.5, ["xpg_explain", "xpg_instances"]),
     "xpg.max_instances": (50, ["xpg_explain", "xpg_table1_obdd", "xpg_table2_dt"]),
-    "xpg.clock": ("wall", ["xpg_table1_obdd", "xpg_table2_dt"]),
+    "xpg.clock": ("wall", ["xpg_explain", "xpg_table1_obdd", "xpg_table2_dt"]),
     "xpg.missing_reason": ("left out", ["xpg_table1_obdd", "xpg_table2_dt"]),
     "xpg.dt.depths": ([3, 4], ["xpg_train_dt"]),
     "xpg.dt.val_size": (0.3, ["xpg_train_dt"]),
@@ -82,10 +83,9 @@ RESULT_KEYS = {
     "ffa.enabled": (False, ["cross_table", "models_table", "report_index"]),
     "ffa.datasets": (["digits-1vs3", "digits-1vs7"], ["ffa_report", "models_table"]),
     # ffa.models overrides breast-cancer's ensemble: only the other two are retrained
-    "ffa.model.trees": (20, [f"{RES}/models/bt/digits-1vs3.json",
-                             f"{RES}/models/bt/digits-1vs7.json"]),
-    "ffa.model.depth": (4, [f"{RES}/models/bt/digits-1vs3.json",
-                            f"{RES}/models/bt/digits-1vs7.json"]),
+    # (and the audit's boosted models of mux6 and corral)
+    "ffa.model.trees": (20, [f"{RES}/models/bt/{ds}.json" for ds in BT_DEFAULT]),
+    "ffa.model.depth": (4, [f"{RES}/models/bt/{ds}.json" for ds in BT_DEFAULT]),
     "ffa.models": ({"breast-cancer": {"trees": 12}}, [f"{RES}/models/bt/breast-cancer.json"]),
     "ffa.instances": (2, ["ffa_report"]),  # instance k does not depend on how many
     "ffa.methods": (["marco-a", "marco-c"], ["ffa_report"]),
@@ -99,10 +99,28 @@ RESULT_KEYS = {
     "ffa.metric_variant": ("code", ["ffa_report"]),
     "ffa.log_time": (True, ["ffa_report"]),  # the figures' time axis
     "report.figures": (["nbc_precision", "xpg_xp_counts", "xpg_runtime"], ["report_index"]),
-    "cross.enabled": (False, ["report_index"]),  # its tables leave the report
+    # its tables leave the report, its models the models table and provenance
+    "cross.enabled": (False, ["report_index", "models_table", "report_provenance"]),
     "cross.instances": (2, ["cross_run"]),
     "cross.time_limit": (3, ["cross_run"]),
     "cross.delta": (0.9, ["cross_run"]),
+    "cross.clock": ("wall", ["cross_run"]),
+    "cross.ensemble_datasets": (["iris"], ["cross_table", "models_table", "report_provenance"]),
+    "cross.rf.trees": (10, ["cross_train_rf"]),
+    "cross.rf.depth": (3, ["cross_train_rf"]),
+    "cross.mbt.trees": (5, ["cross_train_mbt"]),
+    "cross.mbt.depth": (2, ["cross_train_mbt"]),
+    "audit.enabled": (False, ["report_index", "report_provenance"]),
+    "audit.families": ({"dt": ["mux6", "corral"]}, ["audit_table", "report_provenance"]),
+    "audit.points": ("test", ["audit_run"]),
+    "audit.max_points": (512, ["audit_run"]),
+    "audit.instances": (10, ["audit_run"]),
+    "audit.background": (16, ["audit_run"]),
+    "audit.time_limit": (5, ["audit_run"]),
+    "audit.scores": (["shap", "ffa"], ["audit_run"]),
+    "audit.user_scores": (["mymodule:my_score"], ["audit_run"]),
+    "audit.lime_samples": (500, ["audit_run"]),
+    "audit.shapley_value": ("class", ["audit_run"]),
 }
 # key -> (new value, why no result changes); the dry run must schedule nothing
 NON_RESULT_KEYS = {
