@@ -35,7 +35,7 @@ pytestmark = pytest.mark.slow
 FFA_RUNS = ["ffa_run"]  # every run job: the command takes the key
 NBC_FIGS = [f"{RES}/figures/{f}.png" for f in ("nbc_length_vs_delta", "nbc_precision")]
 XPG_FIGS = [f"{RES}/figures/{f}.png" for f in ("xpg_xp_counts", "xpg_runtime")]
-BT_DEFAULT = ["digits-1vs3", "digits-1vs7", "mux6", "corral"]  # boosted models of ffa.model
+BT_DEFAULT = ["digits-5vs8", "mux6", "corral"]  # boosted models of ffa.model
 # key -> (new value, seeds): the jobs the key reaches through their params or inputs
 RESULT_KEYS = {
     "profile": ("other", []),  # a new results/other/ (all missing); data/prepared is reused
@@ -80,7 +80,7 @@ RESULT_KEYS = {
     "xpg.cn2.beam_width": (5, ["xpg_train_obdd"]),
     "xpg.cn2.min_covered_examples": (2, ["xpg_train_obdd"]),
     "xpg.cn2.max_rule_length": (4, ["xpg_train_obdd"]),
-    "ffa.enabled": (False, ["cross_table", "models_table", "report_index"]),
+    "ffa.enabled": (False, ["models_table", "report_index"]),
     "ffa.datasets": (["digits-1vs3", "digits-1vs7"], ["ffa_report", "models_table"]),
     # ffa.models overrides breast-cancer's ensemble: only the other two are retrained
     # (and the audit's boosted models of mux6 and corral)
@@ -105,12 +105,14 @@ RESULT_KEYS = {
     "cross.time_limit": (3, ["cross_run"]),
     "cross.delta": (0.9, ["cross_run"]),
     "cross.clock": ("wall", ["cross_run"]),
+    # (the audit keeps the boosted model of corral in the models table)
+    "cross.bt_datasets": (["mux6"], ["cross_table", "report_provenance"]),
     "cross.ensemble_datasets": (["iris"], ["cross_table", "models_table", "report_provenance"]),
     "cross.rf.trees": (10, ["cross_train_rf"]),
     "cross.rf.depth": (3, ["cross_train_rf"]),
     "cross.mbt.trees": (5, ["cross_train_mbt"]),
     "cross.mbt.depth": (2, ["cross_train_mbt"]),
-    "audit.enabled": (False, ["report_index", "report_provenance"]),
+    "audit.enabled": (False, ["report_index", "report_provenance", "claims_table"]),
     "audit.families": ({"dt": ["mux6", "corral"]}, ["audit_table", "report_provenance"]),
     "audit.points": ("test", ["audit_run"]),
     "audit.max_points": (512, ["audit_run"]),
