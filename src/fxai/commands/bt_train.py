@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
 
 import numpy as np
 
 from fxai.argtypes import count, positive, positive_int
-from fxai.data.prepared import load, load_split
+from fxai.data.prepared import load_train_test
 from fxai.models import boosted
 
 LOG = logging.getLogger("fxai.bt_train")
@@ -36,13 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    data = Path(args.data)
-    if data.suffix != ".csv":
-        raise SystemExit(f"--data must be a prepared .csv table, got {data}")
-    prep = load(data.stem, root=data.parent)
-    train_ids, test_ids = load_split(args.split, n_rows=len(prep.y))
-    Xtr, ytr = prep.X[train_ids], prep.y[train_ids]
-    Xte, yte = prep.X[test_ids], prep.y[test_ids]
+    prep, (Xtr, ytr), (Xte, yte) = load_train_test(args.data, args.split)
     model = boosted.train(Xtr, ytr, args.trees, args.depth, seed=args.seed,
                           n_jobs=args.n_jobs, tree_method=args.tree_method,
                           learning_rate=args.learning_rate)
@@ -64,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
                            for f, v in zip(t.feature[t.left >= 0], t.threshold[t.left >= 0],
                                            strict=True)}),
         "base_margin": ens.base_margin,
-        "n_train": int(len(train_ids)),
+        "n_train": len(ytr),
         "n_train_unique": n_unique,
-        "n_test": int(len(test_ids)),
+        "n_test": len(yte),
         "accuracy_train": boosted.accuracy(model, Xtr, ytr),
         "accuracy_test": boosted.accuracy(model, Xte, yte),
     }

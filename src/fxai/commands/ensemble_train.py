@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from fxai.argtypes import count, positive_int
-from fxai.data.prepared import load, load_split
+from fxai.data.prepared import load_train_test
 from fxai.files import temp_beside, write_atomic
 from fxai.models import boosted, forest, scores
 
@@ -39,13 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    data = Path(args.data)
-    if data.suffix != ".csv":
-        raise SystemExit(f"--data must be a prepared .csv table, got {data}")
-    prep = load(data.stem, root=data.parent)
-    train_ids, test_ids = load_split(args.split, n_rows=len(prep.y))
-    Xtr, ytr = prep.X[train_ids], prep.y[train_ids]
-    Xte, yte = prep.X[test_ids], prep.y[test_ids]
+    prep, (Xtr, ytr), (Xte, yte) = load_train_test(args.data, args.split)
     if args.family == "rf":
         model = forest.train(Xtr, ytr, args.trees, args.depth, seed=args.seed)
         ens = forest.from_sklearn(model)
@@ -59,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         "seed": args.seed, "n_features": prep.n_features,
         "n_used_features": len(ens.used_features),
         "n_leaves": int(sum(int(np.sum(t.left < 0)) for t in ens.trees)),
-        "n_train": int(len(train_ids)), "n_test": int(len(test_ids)),
+        "n_train": len(ytr), "n_test": len(yte),
         "accuracy_train": float(np.mean(ens.predict(Xtr) == ytr)),
         "accuracy_test": float(np.mean(ens.predict(Xte) == yte)) if len(yte) else None,
     }

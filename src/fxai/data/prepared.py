@@ -105,3 +105,14 @@ def load_split(path: str | Path, n_rows: int | None = None) -> tuple[np.ndarray,
         raise DataError(f"split file {path} does not match its prepared table ({n_rows} rows); "
                         + fix)
     return train, test
+
+
+def load_train_test(data: str | Path, split: str | Path):
+    """``(prepared, (X_train, y_train), (X_test, y_test))`` of the prepared ``.csv`` table
+    ``data`` and its split file (what the trainers read); a DataError naming a bad file."""
+    data = Path(data)
+    if data.suffix != ".csv":
+        raise DataError(f"--data must be a prepared .csv table, got {data}")
+    prep = load(data.stem, root=data.parent)
+    train, test = load_split(split, n_rows=len(prep.y))
+    return prep, (prep.X[train], prep.y[train]), (prep.X[test], prep.y[test])

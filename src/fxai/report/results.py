@@ -23,7 +23,8 @@ from fxai.version import stamped
 
 LOG = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".fidelity", ".missing")
-SECTIONS = ("claims", "data", "nbc", "xpg", "ffa", "cross", "audit")  # the report's order, then other
+# the report's order, then other
+SECTIONS = ("claims", "data", "nbc", "xpg", "ffa", "cross", "audit")
 
 
 def section_of(path: str | Path) -> str:
