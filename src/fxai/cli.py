@@ -17,7 +17,7 @@ from pathlib import Path
 
 import fxai
 import fxai.commands
-from fxai.errors import DataError, FetchError, ModelError, ScoreError
+from fxai.errors import DataError, FetchError, ModelError, NearTieError, ScoreError
 
 #: deprecated name -> current name (the old names work for one more release)
 ALIASES = {"train-bt": "bt-train"}
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args._run(args) or 0
     except Exception as e:
-        if not isinstance(e, (DataError, FetchError, ModelError, ScoreError)):
+        if not isinstance(e, (DataError, FetchError, ModelError, NearTieError, ScoreError)):
             raise
         print(f"fxai {chosen}: error: {e}", file=sys.stderr)
         return 1

@@ -17,3 +17,8 @@ class ModelError(ValueError):
 class ScoreError(ValueError):
     """A user score that cannot be loaded or returned something other than one finite
     number per feature (the message names the score)."""
+
+
+class NearTieError(ValueError):
+    """Too many completions of an NBC instance tie (within float rounding) to check each one:
+    the explanation cannot be decided exactly (the message says how many)."""

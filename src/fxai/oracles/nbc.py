@@ -46,6 +46,7 @@ from fractions import Fraction
 import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 
+from fxai.errors import NearTieError
 from fxai.models.nbc import XLC, NBCTables, Slack, slack
 from fxai.oracles.base import Oracle
 from fxai.oracles.registry import register
@@ -53,10 +54,6 @@ from fxai.oracles.registry import register
 MAX_COLUMNS = 2_000_000  # largest DP row used when refining bounds
 EXACT_LIMIT = 2**20  # multi-class precision: completions counted one by one up to this
 BAND_LIMIT = 2**16  # near-tied completions predicted one by one before giving up
-
-
-class NearTieError(ValueError):
-    """Too many completions tie (within float rounding) to check each one."""
 
 
 class _CountDP:
