@@ -200,3 +200,18 @@ def test_counts_of_runs_cut_off_by_their_time_limit_are_not_compared(tmp_path):
     assert cluster.table_differences(a, e) == [
         "c.csv: row 1 column marco-a_complete_pct: '100.0' != ''",
         "c.csv: row 1 column marco-a_axps: '7' != ''"]
+
+
+def test_verdicts_decided_on_times_are_not_compared(tmp_path):
+    """The claims table: a `timed` claim's verdict and numbers vary with the machine's speed;
+    the other claims' are still compared."""
+    def table(d, timed_verdict, counted_verdict):
+        d.mkdir()
+        (d / "claims.csv").write_text(
+            "id,timed,verdict,numbers\n"
+            f"ffa-a-first,True,{timed_verdict},A 0.01 s\nnbc-precision,False,{counted_verdict},0\n")
+        return d
+    a = table(tmp_path / "a", "holds", "holds")
+    assert cluster.table_differences(a, table(tmp_path / "b", "does not hold", "holds")) == []
+    assert cluster.table_differences(a, table(tmp_path / "c", "holds", "does not hold")) == [
+        "claims.csv: row 1 column verdict: 'holds' != 'does not hold'"]
