@@ -144,6 +144,11 @@ class Tree:
             node = np.where(inner, nxt, node)
 
 
+def used_features(trees) -> list[int]:
+    """Features tested in some split of ``trees`` (the only ones an explanation can hold)."""
+    return sorted({int(f) for t in trees for f in t.feature[t.left >= 0]})
+
+
 @dataclass(frozen=True)
 class Ensemble:
     """A binary boosted-tree classifier: ``margin(x) = base_margin + sum_t leaf_t(x)`` in
@@ -197,10 +202,7 @@ class Ensemble:
     @functools.cached_property
     def used_features(self) -> list[int]:
         """Features tested in some split (the only ones that can be in an explanation)."""
-        used = set()
-        for t in self.trees:
-            used.update(int(f) for f in t.feature[t.left >= 0])
-        return sorted(used)
+        return used_features(self.trees)
 
 
 def _booster(model):

@@ -32,6 +32,7 @@ from fxai.models.boosted import (
     _read_trees,
     from_booster,
     reject_missing,
+    used_features,
 )
 
 
@@ -90,10 +91,7 @@ class ScoreEnsemble:
     @functools.cached_property
     def used_features(self) -> list[int]:
         """Features tested in some split (the only ones that can be in an explanation)."""
-        used = set()
-        for t in self.trees:
-            used.update(int(f) for f in t.feature[t.left >= 0])
-        return sorted(used)
+        return used_features(self.trees)
 
 
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from fxai.verify.counting import PrecisionCounter
 from fxai.verify.nbc import PrecisionChecker
+from fxai.verify.xpg import leaf_boxes
 
 
 class TreePrecision(PrecisionCounter):
@@ -40,19 +41,7 @@ class TreePrecision(PrecisionCounter):
         if missing:
             raise NotImplementedError(f"precision needs finite domains; {missing} are real")
         super().__init__(clf.predict, x, domains, tested, exact_limit)
-        c = self.prediction
-        self.boxes: list[dict[int, tuple[float, float]]] = []
-        stack: list[tuple[int, dict[int, tuple[float, float]]]] = [(0, {})]
-        while stack:
-            k, box = stack.pop()
-            if t.children_left[k] < 0:
-                if clf.classes_[int(np.argmax(t.value[k][0]))] == c:
-                    self.boxes.append(box)
-                continue
-            f, thr = int(t.feature[k]), float(t.threshold[k])
-            lo, hi = box.get(f, (-np.inf, np.inf))
-            stack.append((int(t.children_left[k]), {**box, f: (lo, min(hi, thr))}))
-            stack.append((int(t.children_right[k]), {**box, f: (max(lo, thr), hi)}))
+        self.boxes = [box for label, box in leaf_boxes(clf) if label == self.prediction]
 
     @staticmethod
     def _inside(v, lo: float, hi: float) -> bool:

@@ -23,28 +23,36 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+Box = dict[int, tuple[float, float]]  # feature -> (lo, hi]: the leaf's tests on it
+
+
+def leaf_boxes(clf) -> list[tuple[object, Box]]:
+    """``(class label, box)`` of every leaf of a fitted scikit-learn tree: the leaf's points
+    are those with ``lo < v <= hi`` (float32 thresholds) on each feature of its box."""
+    t = clf.tree_
+    out: list[tuple[object, Box]] = []
+    stack: list[tuple[int, Box]] = [(0, {})]
+    while stack:
+        k, box = stack.pop()
+        if t.children_left[k] < 0:
+            out.append((clf.classes_[int(np.argmax(t.value[k][0]))], box))
+            continue
+        f, thr = int(t.feature[k]), float(t.threshold[k])
+        lo, hi = box.get(f, (-np.inf, np.inf))
+        stack.append((int(t.children_left[k]), {**box, f: (lo, min(hi, thr))}))
+        stack.append((int(t.children_right[k]), {**box, f: (max(lo, thr), hi)}))
+    return out
+
 
 class TreeChecker:
     """Explanations of a fitted scikit-learn ``DecisionTreeClassifier`` at ``x``."""
 
     def __init__(self, clf, x: Sequence[float], domains: Sequence | None = None):
-        t = clf.tree_
         self.n = int(clf.n_features_in_)
         self.x = np.asarray(x, dtype=np.float32).astype(float)  # sklearn compares float32
         self.prediction = clf.predict(self.x.reshape(1, -1))[0]
         doms = list(domains) if domains is not None else [None] * self.n
-        self.boxes: list[dict[int, tuple[float, float]]] = []  # other-class leaves
-        stack: list[tuple[int, dict[int, tuple[float, float]]]] = [(0, {})]
-        while stack:
-            k, box = stack.pop()
-            if t.children_left[k] < 0:
-                if clf.classes_[int(np.argmax(t.value[k][0]))] != self.prediction:
-                    self.boxes.append(box)
-                continue
-            f, thr = int(t.feature[k]), float(t.threshold[k])
-            lo, hi = box.get(f, (-np.inf, np.inf))
-            stack.append((int(t.children_left[k]), {**box, f: (lo, min(hi, thr))}))
-            stack.append((int(t.children_right[k]), {**box, f: (max(lo, thr), hi)}))
+        self.boxes = [box for label, box in leaf_boxes(clf) if label != self.prediction]
         self.boxes = [b for b in self.boxes if all(_nonempty(lo, hi, doms[f])
                                                    for f, (lo, hi) in b.items())]
         self.features = sorted({f for b in self.boxes for f in b})
