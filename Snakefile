@@ -29,6 +29,7 @@ RESULTS = f"results/{PROFILE}"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/user.smk"
 include: "workflow/rules/nbc.smk"
 include: "workflow/rules/xpg.smk"
 include: "workflow/rules/ffa.smk"
@@ -49,6 +50,7 @@ localrules:
     models_table,
     ffa_report,
     cross_table,
+    user_table,
     audit_table,
     claims_table,
     report_figure,

@@ -15,12 +15,16 @@ CROSS_RUNS = [
     for fam, names in CROSS_FAMILIES.items()
     for ds in names
     if ds in DATA_READY
-]
+] if CROSS["enabled"] else []
+CROSS_RUNS += USER_RUNS  # user.smk: the user's datasets, whether cross.enabled or not
 
 
 def cross_model(wildcards):
+    """The model file of (family, ds): the user's checked copy for a model of theirs."""
     from fxai.models import model_path
 
+    if wildcards.ds in USER_MODELS.get(wildcards.family, []):
+        return user_model_file(wildcards.family, wildcards.ds)
     return str(model_path(RESULTS, wildcards.family, wildcards.ds))
 
 
@@ -107,6 +111,6 @@ rule cross_table:
         " --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
-if CROSS["enabled"] and CROSS_RUNS:
+if CROSS_RUNS:
     OUTPUTS.extend(rules.cross_table.output)
     RUNS.extend(CROSS_RUNS)

@@ -10,12 +10,17 @@ from fxai.errors import DataError
 from fxai.data.fetch import missing_message, unobtainable
 from fxai.data.prepare import source_of
 from fxai.data.registry import load_registry
+from fxai.data.user import check_entries as check_user_entries
 
 DATA = config["data"]  # defaults filled by workflow/schemas/data.schema.yaml
 DATA_REGISTRY = DATA["registry"]
 DATA_ORDER = DATA["source_order"]
 DATA_FXAI = f"{sys.executable} -m fxai.cli"
 REG = load_registry(DATA_REGISTRY)
+# the user's own datasets (config user.datasets, user.smk): checked before anything is planned
+USER = config["user"]["datasets"]
+USER_NAMES = [e["name"] for e in USER]
+check_user_entries(USER, [*REG.names, *REG.aliases])
 
 
 def audit_datasets():
@@ -25,7 +30,10 @@ def audit_datasets():
 
 
 def data_source(ds):
-    """The source (files, embedded, generated) the dataset is built from in this config."""
+    """The source (files, embedded, generated; user: a user's own) the dataset is built from in
+    this config."""
+    if ds in USER_NAMES:
+        return "user"
     return source_of(REG.entry(ds), DATA_ORDER)
 
 
@@ -69,6 +77,7 @@ if _why_missing and not DATA["allow_missing"]:
 DATA_UNAVAILABLE = sorted(_why_missing)  # allowed missing: left out, listed as missing
 DATA_READY = [ds for ds in DATASETS if ds not in DATA_UNAVAILABLE]
 _ANY_NAME = "|".join(re.escape(n) for n in REG.names)
+_ANY_PREPARED = "|".join(re.escape(n) for n in [*REG.names, *USER_NAMES])  # split: user's too
 
 
 def prepared_file(ds, ext="csv"):
@@ -155,7 +164,7 @@ rule split:
     output:
         f"{RESULTS}/splits/{{ds}}.json",
     wildcard_constraints:
-        ds=_ANY_NAME,
+        ds=_ANY_PREPARED,
     params:
         prepared=prepared_dir,
         seed=config["seed"],
@@ -174,8 +183,8 @@ rule split:
 
 rule datasets_table:
     input:
-        csv=[prepared_file(ds) for ds in DATA_READY],
-        splits=expand(f"{RESULTS}/splits/{{ds}}.json", ds=DATA_READY),
+        csv=[prepared_file(ds) for ds in DATA_READY + USER_NAMES],
+        splits=expand(f"{RESULTS}/splits/{{ds}}.json", ds=DATA_READY + USER_NAMES),
     output:
         table_files("datasets"),
     params:
@@ -184,6 +193,7 @@ rule datasets_table:
         names=" ".join(f"{ds!r}" for ds in DATA_READY),
         order=",".join(DATA_ORDER),
         unavailable=" ".join(f"{ds!r}" for ds in DATA_UNAVAILABLE),
+        user=" ".join(f"{ds!r}" for ds in USER_NAMES),
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
@@ -192,7 +202,7 @@ rule datasets_table:
     shell:
         "{DATA_FXAI} datasets-table {params.names} --registry {params.registry}"
         " --prepared data/prepared --raw-root data/raw --source-order {params.order}"
-        " --unavailable {params.unavailable} --out-dir {RESULTS}/tables > {log} 2>&1"
+        " --unavailable {params.unavailable} --user {params.user} --out-dir {RESULTS}/tables > {log} 2>&1"
 
 
 OUTPUTS.extend(rules.datasets_table.output)

@@ -57,7 +57,10 @@ def report_model_metas():
     folders = [("nbc", NBC_DATASETS), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
     folders += [(m, datasets_of("cross", "ensemble_datasets")) for m in ("rf", "mbt")]
     folders += [("dt" if lr == "cart" else "dt-sized", XPG_DT) for lr in XPG_LEARNERS]
-    return [f"{RESULTS}/models/{m}/{ds}.meta.json" for m, names in folders for ds in names]
+    folders += list(USER_FAMILIES.items())  # user.smk: the families trained on user datasets
+    yours = [f"{RESULTS}/models/user/{ds}.{m}.meta.json" for m, names in USER_MODELS.items()
+             for ds in names]
+    return [f"{RESULTS}/models/{m}/{ds}.meta.json" for m, names in folders for ds in names] + yours
 
 
 REPORT_MODEL_METAS = report_model_metas()

@@ -19,12 +19,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source-order", default=",".join(DEFAULT_ORDER))
     p.add_argument("--unavailable", nargs="*", default=[],
                    help="datasets whose raw files are not available (listed as such)")
+    p.add_argument("--user", nargs="*", default=[],
+                   help="user datasets (config user.datasets), prepared in <prepared>/user/")
     p.add_argument("--out-dir", required=True, help="tables directory")
 
 
 def run(args: argparse.Namespace) -> int:
     table = datasets_table(args.datasets, load_registry(args.registry), args.prepared,
-                           args.raw_root, args.source_order.split(","), args.unavailable)
+                           args.raw_root, args.source_order.split(","), args.unavailable, args.user)
     write_table(table, "datasets", args.out_dir,
                 caption="One row per dataset: source, checksum of the raw file, prepared size "
                 "and types (nothing published).")

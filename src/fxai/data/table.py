@@ -45,11 +45,14 @@ def datasets_table(
     raw_root: str | Path = "data/raw",
     source_order: Sequence[str] = DEFAULT_ORDER,
     unavailable: Sequence[str] = (),
+    user: Sequence[str] = (),
 ) -> pd.DataFrame:
     """One row per dataset: source, sha256, rows, features by type, classes, balance, papers,
     from the prepared tables ``<prepared_root>/<source>/<name>.csv``.
 
-    ``unavailable`` datasets (raw files neither in the mirror nor fetched) get a row saying so.
+    ``unavailable`` datasets (raw files neither in the mirror nor fetched) get a row saying so;
+    ``user`` datasets (config user.datasets) are read from ``<prepared_root>/user/``, with the
+    sha256 and path of the user's file.
     """
     rows = []
     missing = {registry.resolve(n) for n in unavailable}
@@ -64,18 +67,29 @@ def datasets_table(
         source = source_of(entry, source_order)
         src, sha, note = _provenance(entry, source, Path(raw_root) / registry.root(name))
         p = load(name, source_dir(prepared_root, entry, source_order))
-        kinds = Counter(d["type"] for d in p.domains)
-        counts = np.bincount(p.y, minlength=len(p.classes))
-        rows.append({
-            "dataset": name,
-            "source": src,
-            "sha256": sha,
-            "rows": len(p.y),
-            "features": p.n_features,
-            **{t: kinds.get(t, 0) for t in TYPES},
-            "classes": len(p.classes),
-            "class_balance": "/".join(f"{100 * c / counts.sum():.0f}" for c in counts),
-            "papers": ", ".join(entry.get("papers", [])),
-            "note": note,
-        })
+        rows.append(_row(name, p, src, sha, note, entry.get("papers", [])))
+    for name in user:
+        folder = Path(prepared_root) / "user"
+        file = json.loads((folder / f"{name}.domains.json").read_text())["file"]
+        rows.append(_row(name, load(name, folder), "user", file["sha256"],
+                         f"your file {file['path']}"))
     return pd.DataFrame(rows)
+
+
+def _row(name: str, p, source: str, sha: str, note: str,
+         papers: Sequence[str] = ()) -> dict[str, Any]:
+    """The table row of a prepared dataset."""
+    kinds = Counter(d["type"] for d in p.domains)
+    counts = np.bincount(p.y, minlength=len(p.classes))
+    return {
+        "dataset": name,
+        "source": source,
+        "sha256": sha,
+        "rows": len(p.y),
+        "features": p.n_features,
+        **{t: kinds.get(t, 0) for t in TYPES},
+        "classes": len(p.classes),
+        "class_balance": "/".join(f"{100 * c / counts.sum():.0f}" for c in counts),
+        "papers": ", ".join(papers),
+        "note": note,
+    }

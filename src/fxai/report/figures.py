@@ -405,3 +405,28 @@ def cross_algorithms(table, stem: str | Path) -> list[Path]:
 
 def _seconds(s: float) -> str:
     return f"{s * 1000:.3g} ms" if s < 1 else f"{s:.3g} s"
+
+
+def user_features(table, stem: str | Path) -> list[Path]:
+    """One panel per (model family, dataset) of the user's datasets: per feature (the user's
+    column names) the mean exact FFA over the explained instances, and the share of
+    instances whose first AXp holds the feature."""
+    title = "Your datasets: feature attribution (FFA) and AXp membership"
+    if table is None or not len(table):
+        return empty_figure(stem, title, "no user dataset in this profile")
+    groups = list(table.groupby(["family", "dataset"], sort=True))
+    with matplotlib.rc_context(STYLE):
+        height = sum(0.6 + 0.22 * len(g) for _, g in groups)
+        fig, axes = new_figure(len(groups), 1, figsize=(WIDTH_IN, height), squeeze=False)
+        for ax, ((family, ds), g) in zip(axes[:, 0], groups, strict=True):
+            y = np.arange(len(g))
+            ax.barh(y - 0.2, g["ffa_mean"].astype(float).fillna(0), 0.4, label="mean FFA")
+            ax.barh(y + 0.2, g["in_axp_pct"].astype(float) / 100, 0.4,
+                    label="share in AXp", color="tab:orange")
+            ax.set_yticks(y, g["feature"])
+            ax.invert_yaxis()
+            ax.set_xlim(0, 1)
+            ax.set_title(f"{family} / {ds}", fontsize=8)
+        axes[0, 0].legend(fontsize=6, loc="lower right")
+        fig.suptitle(title)
+        return _save(fig, Path(stem))

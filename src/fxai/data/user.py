@@ -1,0 +1,112 @@
+"""A user's own dataset (config ``user.datasets``): a CSV or parquet file prepared like a
+registry dataset into ``<out>/<name>.csv`` + ``<name>.domains.json``, the user's column
+names kept as the feature names.
+
+An entry holds ``name``, ``path`` (relative to the workdir or absolute), ``target`` (the
+class column), optionally ``sha256`` and the registry's preparation keys ``features``
+(``default`` type and ``categorical`` / ``binary`` / ``numeric`` lists), ``drop``,
+``missing``, ``discretise`` and ``classes`` (see :func:`fxai.data.prepare.build`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from fxai.data.fetch import sha256_of
+from fxai.data.prepare import build, feature_types, write_prepared
+from fxai.errors import DataError
+
+SUFFIXES = (".csv", ".parquet")
+PREPARE_KEYS = ("features", "drop", "missing", "discretise", "classes")
+
+
+def _where(spec: dict[str, Any], key: str) -> str:
+    return f"config user.datasets entry {spec.get('name')!r}, key {key}"
+
+
+def read_table(path: str | Path, what: str) -> pd.DataFrame:
+    """The table of a ``.csv`` or ``.parquet`` file; a DataError naming ``what`` and the file
+    when it is missing, of another format or unreadable."""
+    path = Path(path)
+    if path.suffix.lower() not in SUFFIXES:
+        raise DataError(f"{what}: {path} is neither .csv nor .parquet.")
+    if not path.is_file():
+        raise DataError(f"{what}: file {path} does not exist (a relative path is read from "
+                        "the workdir).")
+    try:
+        if path.suffix.lower() == ".csv":
+            return pd.read_csv(path)
+        return pd.read_parquet(path)
+    except ImportError as e:
+        raise DataError(f"{what}: reading {path} needs pyarrow (pip install pyarrow): {e}") from e
+    except (ValueError, OSError, pd.errors.ParserError) as e:
+        raise DataError(f"{what}: {path} is not a readable table ({type(e).__name__}: {e})") from e
+
+
+def checked_table(spec: dict[str, Any]) -> pd.DataFrame:
+    """The entry's table, checked: its sha256 when given, the target column, the feature
+    lists naming columns; the target column renamed ``target``."""
+    path = Path(spec["path"])
+    df = read_table(path, _where(spec, "path"))
+    if spec.get("sha256") and sha256_of(path) != spec["sha256"]:
+        raise DataError(f"{_where(spec, 'sha256')}: {path} has sha256 {sha256_of(path)}, "
+                        f"not {spec['sha256']} (the file changed, or the checksum is wrong).")
+    tcol = spec["target"]
+    if tcol not in df.columns:
+        raise DataError(f"{_where(spec, 'target')}: {path} has no column {tcol!r} (columns: "
+                        f"{list(df.columns)[:20]}).")
+    if tcol != "target" and "target" in df.columns:
+        raise DataError(f"{_where(spec, 'target')}: {path} has a column 'target' that is not "
+                        f"the target {tcol!r}; rename it or list it under drop.")
+    drop = set(spec.get("drop", []))
+    for key in ("drop", *(f"features.{k}" for k in ("categorical", "binary", "numeric")),
+                "discretise.features"):
+        section, _, sub = key.partition(".")
+        names = (spec.get(section) or {}).get(sub, []) if sub else spec.get(section, [])
+        bad = [n for n in names if n not in df.columns or n == tcol or (sub and n in drop)]
+        if bad:
+            raise DataError(f"{_where(spec, key)}: {bad} are no feature columns of {path} "
+                            f"(columns: {list(df.columns)[:20]}).")
+    return df.rename(columns={tcol: "target"})
+
+
+def check_entries(entries: Sequence[dict[str, Any]], taken: Iterable[str]) -> None:
+    """Plan-time checks of ``user.datasets``: names unique and no registry dataset's
+    or alias (``taken``), each table readable with its checksum, target and feature columns."""
+    taken = {n.lower() for n in taken}  # registry names and aliases resolve case-blind
+    seen: set[str] = set()
+    for spec in entries:
+        name = spec["name"]
+        if name.lower() in taken:
+            raise DataError(f"{_where(spec, 'name')}: {name!r} is a dataset of the registry; "
+                            "give yours another name.")
+        if name in seen:
+            raise DataError(f"{_where(spec, 'name')}: two entries are named {name!r}.")
+        seen.add(name)
+        checked_table(spec)
+        model = spec.get("model")
+        if model:
+            if model["family"] in spec.get("families", []):
+                raise DataError(f"{_where(spec, 'model.family')}: family {model['family']!r} "
+                                "is also in families; a dataset has one model per family.")
+            if not Path(model["file"]).is_file():
+                raise DataError(f"{_where(spec, 'model.file')}: file {model['file']} does not "
+                                "exist (a relative path is read from the workdir).")
+
+
+def prepare_user(spec: dict[str, Any], out_dir: str | Path) -> Path:
+    """Prepare the entry's table into ``out_dir`` (``source: user``); returns the CSV path."""
+    df = checked_table(spec)
+    origin = f"{spec['path']} ({_where(spec, 'path')})"
+    entry = {"name": spec["name"], **{k: spec[k] for k in PREPARE_KEYS if k in spec}}
+    df = df.drop(columns=entry.get("drop", []))
+    types = feature_types(entry, [c for c in df.columns if c != "target"], origin)
+    table, doc = build(entry, df, types, origin)
+    doc["target"]["name"] = spec["target"]
+    doc["source"] = "user"
+    doc["file"] = {"path": str(spec["path"]), "sha256": sha256_of(spec["path"])}
+    return write_prepared(table, doc, out_dir)

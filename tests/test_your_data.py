@@ -1,0 +1,213 @@
+"""Your own dataset and model through the workflow (config user.datasets, docs/your-data.md):
+config/your-data.yaml run end to end as `make run CONFIG=config/your-data.yaml` runs it, and
+the errors of a bad entry (file, checksum, target, names, model)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import joblib
+import pandas as pd
+import pytest
+import yaml
+from sklearn.tree import DecisionTreeClassifier
+
+from fxai.commands import user_model
+from fxai.data.fetch import MIRROR_ENV
+from fxai.data.prepared import load
+from fxai.data.registry import load_registry
+from fxai.data.split import write_split
+from fxai.data.user import check_entries, prepare_user
+from fxai.errors import DataError, ModelError
+from fxai.runfile import run_records
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+EXAMPLE = ROOT / "examples" / "your-data"
+CONFIG = yaml.safe_load((ROOT / "config" / "your-data.yaml").read_text())
+ENTRIES = {e["name"]: e for e in CONFIG["user"]["datasets"]}
+COLUMNS = list(pd.read_csv(EXAMPLE / "loans.csv", nrows=0).columns)
+RES = f"results/{CONFIG['profile']}"
+
+
+def env() -> dict:
+    e = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    e.pop(MIRROR_ENV, None)
+    return e
+
+
+def workdir(tmp: Path) -> Path:
+    """A project folder holding the config (as the repository's) and the example files."""
+    (tmp / "config").symlink_to(ROOT / "config")
+    shutil.copytree(EXAMPLE, tmp / "examples" / "your-data")
+    return tmp
+
+
+def snakemake(wd: Path, *args: str, config: str = "config/your-data.yaml"):
+    return subprocess.run([str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "-d", str(wd),
+                           "--configfile", config, *args], cwd=wd, env=env(),
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_your_data_config_end_to_end(tmp_path):
+    """make run's snakemake command (profile local: 2 cores, report after the run)."""
+    wd = workdir(tmp_path)
+    r = snakemake(wd, "--profile", str(ROOT / "profiles" / "local"), "--cores", "2")
+    assert r.returncode == 0, r.stderr[-3000:]
+    runs = sorted((wd / RES / "runs" / "cross").glob("*.jsonl"))
+    assert [p.name for p in runs] == ["bt_loans-own.jsonl", "dt_loans.jsonl", "nbc_loans.jsonl"]
+    for p in runs:
+        recs = run_records(p, "cross-run")
+        assert len(recs) == CONFIG["cross"]["instances"]
+        assert all(rec["verified"] is True for rec in recs), p
+    features = pd.read_csv(wd / RES / "tables" / "cross_user_features.csv", comment="#")
+    for (_, ds), g in features.groupby(["family", "dataset"]):
+        drop = ENTRIES[ds].get("drop", [])
+        assert list(g["feature"]) == [c for c in COLUMNS if c not in (*drop, "approved")]
+        assert (g["verified_pct"] == 100).all() and g["ffa_mean"].notna().all()
+    assert (wd / RES / "figures" / "cross_user_features.png").stat().st_size > 10_000
+    summary = pd.read_csv(wd / RES / "tables" / "cross_summary.csv", comment="#")
+    assert set(zip(summary["family"], summary["dataset"], strict=True)) == {
+        ("dt", "loans"), ("nbc", "loans"), ("bt", "loans-own")}
+    datasets = pd.read_csv(wd / RES / "tables" / "datasets.csv", comment="#")
+    assert list(datasets["source"]) == ["user", "user"]
+    assert set(datasets["sha256"]) == {ENTRIES["loans"]["sha256"]}
+    models = pd.read_csv(wd / RES / "tables" / "models.csv", comment="#")
+    assert set(models["dataset"]) == {"loans", "loans-own"}
+    index = (wd / RES / "report" / "index.md").read_text()
+    assert "cross_user_features" in index
+    report = (wd / RES / "report.html").read_text(errors="replace")
+    assert "cross_user_features" in report
+    doms = json.loads((wd / "data/prepared/user/loans.domains.json").read_text())
+    assert doms["target"]["name"] == "approved" and doms["source"] == "user"
+
+
+def test_default_config_plans_no_user_job(tmp_path):
+    (tmp_path / "config").symlink_to(ROOT / "config")
+    r = snakemake(tmp_path, "-n", "--cores", "1", config="config/config.yaml")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "user_" not in r.stdout and "cross_user_features" not in r.stdout
+
+
+def test_bad_entry_stops_the_plan_naming_file_and_key(tmp_path):
+    wd = workdir(tmp_path)
+    cfg = {**CONFIG, "user": {"datasets": [{**ENTRIES["loans"], "sha256": "0" * 64}]}}
+    (wd / "bad.yaml").write_text(yaml.safe_dump(cfg))
+    r = snakemake(wd, "-n", "--cores", "1", config="bad.yaml")
+    assert r.returncode != 0
+    out = r.stdout + r.stderr
+    assert "examples/your-data/loans.csv" in out and "key sha256" in out
+
+
+def entry(**changes) -> dict:
+    return {**ENTRIES["loans"], "path": str(EXAMPLE / "loans.csv"), **changes}
+
+
+REG_NAMES = [*load_registry(ROOT / "config" / "datasets.yaml").names]
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"path": "nowhere/loans.csv"}, ["nowhere/loans.csv", "does not exist", "key path"]),
+    ({"path": str(EXAMPLE / "make_example.py")}, ["neither .csv nor .parquet"]),
+    ({"sha256": "0" * 64}, ["key sha256", "fc168bbf"]),
+    ({"target": "approval"}, ["key target", "no column 'approval'"]),
+    ({"features": {"binary": ["employed", "salary"]}}, ["key features.binary", "'salary'"]),
+    ({"name": "IRIS"}, ["key name", "registry"]),
+    ({"model": {"file": "m.json", "family": "dt"}}, ["key model.family", "also in families"]),
+    ({"model": {"file": "m.json", "family": "bt"}}, ["key model.file", "m.json"]),
+])
+def test_bad_entries_are_named(changes, words):
+    with pytest.raises(DataError) as err:
+        check_entries([entry(**changes)], REG_NAMES)
+    for w in words:
+        assert w in str(err.value)
+
+
+def test_two_entries_of_one_name():
+    with pytest.raises(DataError, match="two entries are named 'loans'"):
+        check_entries([entry(), entry()], REG_NAMES)
+
+
+def test_prepare_keeps_the_column_names(tmp_path):
+    prepare_user(entry(), tmp_path)
+    p = load("loans", tmp_path)
+    assert p.feature_names == [c for c in COLUMNS if c != "approved"]
+    purpose = p.domains[COLUMNS.index("purpose")]
+    assert purpose["labels"] == ["car", "education", "house"]
+    assert [d["type"] for d in p.domains].count("binary") == 2
+
+
+def test_parquet_is_read_or_refused_clearly(tmp_path, monkeypatch):
+    path = tmp_path / "loans.parquet"
+    try:
+        pd.read_csv(EXAMPLE / "loans.csv").to_parquet(path)
+    except ImportError:  # no parquet engine: the message says what to install
+        path.write_bytes(b"PAR1")
+        with pytest.raises(DataError, match="needs pyarrow"):
+            prepare_user(entry(path=str(path), sha256=None), tmp_path)
+        return
+    prepare_user(entry(path=str(path), sha256=None), tmp_path / "out")
+    assert load("loans", tmp_path / "out").feature_names[0] == "age_band"
+
+
+def own_model(tmp_path, drop=("purpose",)):
+    """The prepared loans table without ``drop``, its split and a tree fitted on the file."""
+    spec = entry(name="own", drop=list(drop), families=None)
+    csv = prepare_user(spec, tmp_path)
+    prep = load("own", tmp_path)
+    write_split("own", prep.y, tmp_path / "split.json", 0.2, 0)
+    raw = pd.read_csv(EXAMPLE / "loans.csv").drop(columns=list(drop))
+    return csv, raw
+
+
+def run_user_model(tmp_path, model_path, csv, family="dt"):
+    args = argparse.Namespace(
+        model=str(model_path), family=family, data=str(csv), split=str(tmp_path / "split.json"),
+        out=str(tmp_path / "copy.joblib"), meta=str(tmp_path / "copy.meta.json"))
+    return user_model.run(args)
+
+
+def test_user_model_checked_copied_and_scored(tmp_path):
+    csv, raw = own_model(tmp_path)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0)
+    tree.fit(raw.drop(columns="approved"), raw["approved"])
+    joblib.dump(tree, tmp_path / "tree.joblib")
+    assert run_user_model(tmp_path, tmp_path / "tree.joblib", csv) == 0
+    assert (tmp_path / "copy.joblib").read_bytes() == (tmp_path / "tree.joblib").read_bytes()
+    meta = json.loads((tmp_path / "copy.meta.json").read_text())
+    assert meta["dataset"] == "own" and 0.5 < meta["accuracy_test"] <= 1
+
+
+@pytest.mark.parametrize("case, words", [
+    ("names", ["fitted on the features", "income_band"]),
+    ("width", ["takes 5 features"]),
+    ("codes", ["feature 'age_band'", "code the column 0..k-1"]),
+])
+def test_user_model_that_cannot_read_the_table(tmp_path, case, words):
+    csv, raw = own_model(tmp_path)
+    X, y = raw.drop(columns="approved"), raw["approved"]
+    if case == "names":
+        X = X.rename(columns={"income_band": "income"})
+    elif case == "width":
+        X = X.drop(columns="guarantor")
+    else:  # the file's age_band 0..3 shifted to 1..4: the model saw other values
+        shifted = pd.read_csv(EXAMPLE / "loans.csv").assign(
+            age_band=lambda d: d["age_band"] + 1)
+        shifted.to_csv(tmp_path / "shifted.csv", index=False)
+        csv = prepare_user(entry(name="own", path=str(tmp_path / "shifted.csv"), sha256=None,
+                                 drop=["purpose"]), tmp_path)
+        X = shifted.drop(columns=["purpose", "approved"])
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    joblib.dump(tree, tmp_path / "tree.joblib")
+    with pytest.raises(ModelError) as err:
+        run_user_model(tmp_path, tmp_path / "tree.joblib", csv)
+    for w in words:
+        assert w in str(err.value)
+    assert not (tmp_path / "copy.joblib").exists()

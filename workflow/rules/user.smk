@@ -1,0 +1,103 @@
+# Your own datasets and models (config user.datasets, docs/your-data.md): each table is
+# prepared into data/prepared/user/<name>.csv keeping its column names, split like the
+# registry's datasets, its listed families trained by their sections' rules or its fitted
+# model checked and copied, then explained and verified by the cross experiment
+# (cross.smk) and tabulated per feature by name (table and figure cross_user_features).
+import json
+
+USER_SPEC = {e["name"]: e for e in USER}  # data.smk: USER, checked there
+USER_MODEL_EXT = {"nbc": "joblib", "dt": "joblib", "rf": "joblib", "bt": "json", "mbt": "json"}
+USER_FAMILIES = {  # family -> user datasets it is trained on (cross.smk adds the runs)
+    fam: [e["name"] for e in USER if fam in e.get("families", [])]
+    for fam in ("nbc", "dt", "obdd", "bt", "rf", "mbt")
+}
+USER_MODELS = {  # family -> user datasets whose fitted model of that family is the user's
+    fam: [e["name"] for e in USER if e.get("model", {}).get("family") == fam]
+    for fam in USER_MODEL_EXT
+}
+
+
+def user_model_file(family, ds):
+    """Where the workflow keeps the checked copy of a user's model."""
+    return f"{RESULTS}/models/user/{ds}.{family}.{USER_MODEL_EXT[family]}"
+
+
+rule user_prepare:
+    input:
+        lambda wc: USER_SPEC[wc.ds]["path"],
+    output:
+        csv="data/prepared/user/{ds}.csv",
+        domains="data/prepared/user/{ds}.domains.json",
+    wildcard_constraints:
+        ds="|".join(re.escape(n) for n in USER_NAMES) or "$^",
+    params:
+        spec=lambda wc: json.dumps(USER_SPEC[wc.ds], sort_keys=True),
+    group:
+        "prep"
+    resources:
+        runtime=runtime_min(300),
+        mem_mb=4000,
+    log:
+        log_path("data/prepare_user_{ds}"),
+    shell:
+        "{DATA_FXAI} user-prepare --spec {params.spec:q} --out-dir data/prepared/user > {log} 2>&1"
+
+
+for _fam, _ext in USER_MODEL_EXT.items():
+
+    rule:
+        name:
+            f"user_model_{_fam}"
+        input:
+            model=lambda wc: USER_SPEC[wc.ds]["model"]["file"],
+            data="data/prepared/user/{ds}.csv",
+            split=f"{RESULTS}/splits/{{ds}}.json",
+        output:
+            model=user_model_file(_fam, "{ds}"),
+            meta=f"{RESULTS}/models/user/{{ds}}.{_fam}.meta.json",
+        wildcard_constraints:
+            ds="|".join(re.escape(n) for n in USER_NAMES) or "$^",
+        params:
+            family=_fam,
+        group:
+            "prep"
+        resources:
+            runtime=runtime_min(60),
+            mem_mb=2000,
+        log:
+            log_path(f"data/user_model_{_fam}_{{ds}}"),
+        shell:
+            "{DATA_FXAI} user-model --model {input.model} --family {params.family}"
+            " --data {input.data} --split {input.split} --out {output.model}"
+            " --meta {output.meta} > {log} 2>&1"
+
+
+USER_RUNS = [
+    f"{RESULTS}/runs/cross/{fam}_{ds}.jsonl"
+    for by_family in (USER_FAMILIES, USER_MODELS)
+    for fam, names in by_family.items()
+    for ds in names
+]
+
+
+rule user_table:
+    """Per feature of the user's datasets, by name: share in the AXp, mean FFA, verified."""
+    input:
+        runs=USER_RUNS,
+        domains=[f"data/prepared/user/{ds}.domains.json" for ds in USER_NAMES],
+    output:
+        table_files("cross_user_features"),
+        f"{RESULTS}/figures/cross_user_features.png",
+        f"{RESULTS}/figures/cross_user_features.pdf",
+    resources:
+        runtime=runtime_min(60),
+        mem_mb=2000,
+    log:
+        log_path("cross_user_features"),
+    shell:
+        "{DATA_FXAI} user-table {input.runs} --prepared data/prepared/user"
+        " --out-dir {RESULTS}/tables --figures-dir {RESULTS}/figures > {log} 2>&1"
+
+
+if USER_RUNS:  # cross.smk requests the runs and the cross tables
+    OUTPUTS.extend(rules.user_table.output)
