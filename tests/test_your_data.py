@@ -211,3 +211,13 @@ def test_user_model_that_cannot_read_the_table(tmp_path, case, words):
     for w in words:
         assert w in str(err.value)
     assert not (tmp_path / "copy.joblib").exists()
+
+
+def test_a_column_named_target_that_is_not_the_class(tmp_path):
+    df = pd.read_csv(EXAMPLE / "loans.csv").assign(target=1)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    spec = entry(path=str(tmp_path / "t.csv"), sha256=None)
+    with pytest.raises(DataError, match="has a column 'target' that is not the target"):
+        prepare_user(spec, tmp_path / "out")
+    prepare_user({**spec, "drop": ["target"]}, tmp_path / "out")
+    assert "target" not in load("loans", tmp_path / "out").feature_names

@@ -67,7 +67,7 @@ for _fam, _ext in USER_MODEL_EXT.items():
         log:
             log_path(f"data/user_model_{_fam}_{{ds}}"),
         shell:
-            "{DATA_FXAI} user-model --model {input.model} --family {params.family}"
+            "{DATA_FXAI} user-model --model {input.model:q} --family {params.family}"
             " --data {input.data} --split {input.split} --out {output.model}"
             " --meta {output.meta} > {log} 2>&1"
 

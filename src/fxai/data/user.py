@@ -21,7 +21,7 @@ from fxai.data.prepare import build, feature_types, write_prepared
 from fxai.errors import DataError
 
 SUFFIXES = (".csv", ".parquet")
-PREPARE_KEYS = ("features", "drop", "missing", "discretise", "classes")
+PREPARE_KEYS = ("features", "missing", "discretise", "classes")  # drop: by checked_table
 
 
 def _where(spec: dict[str, Any], key: str) -> str:
@@ -49,7 +49,8 @@ def read_table(path: str | Path, what: str) -> pd.DataFrame:
 
 def checked_table(spec: dict[str, Any]) -> pd.DataFrame:
     """The entry's table, checked: its sha256 when given, the target column, the feature
-    lists naming columns; the target column renamed ``target``."""
+    lists naming columns; without the ``drop`` columns, the target column renamed
+    ``target``."""
     path = Path(spec["path"])
     df = read_table(path, _where(spec, "path"))
     if spec.get("sha256") and sha256_of(path) != spec["sha256"]:
@@ -59,9 +60,6 @@ def checked_table(spec: dict[str, Any]) -> pd.DataFrame:
     if tcol not in df.columns:
         raise DataError(f"{_where(spec, 'target')}: {path} has no column {tcol!r} (columns: "
                         f"{list(df.columns)[:20]}).")
-    if tcol != "target" and "target" in df.columns:
-        raise DataError(f"{_where(spec, 'target')}: {path} has a column 'target' that is not "
-                        f"the target {tcol!r}; rename it or list it under drop.")
     drop = set(spec.get("drop", []))
     for key in ("drop", *(f"features.{k}" for k in ("categorical", "binary", "numeric")),
                 "discretise.features"):
@@ -71,6 +69,10 @@ def checked_table(spec: dict[str, Any]) -> pd.DataFrame:
         if bad:
             raise DataError(f"{_where(spec, key)}: {bad} are no feature columns of {path} "
                             f"(columns: {list(df.columns)[:20]}).")
+    df = df.drop(columns=list(drop))
+    if tcol != "target" and "target" in df.columns:
+        raise DataError(f"{_where(spec, 'target')}: {path} has a column 'target' that is not "
+                        f"the target {tcol!r}; rename it or list it under drop.")
     return df.rename(columns={tcol: "target"})
 
 
@@ -103,7 +105,6 @@ def prepare_user(spec: dict[str, Any], out_dir: str | Path) -> Path:
     df = checked_table(spec)
     origin = f"{spec['path']} ({_where(spec, 'path')})"
     entry = {"name": spec["name"], **{k: spec[k] for k in PREPARE_KEYS if k in spec}}
-    df = df.drop(columns=entry.get("drop", []))
     types = feature_types(entry, [c for c in df.columns if c != "target"], origin)
     table, doc = build(entry, df, types, origin)
     doc["target"]["name"] = spec["target"]
