@@ -112,10 +112,10 @@ RESULT_KEYS = {
     "cross.rf.depth": (3, ["cross_train_rf"]),
     "cross.mbt.trees": (5, ["cross_train_mbt"]),
     "cross.mbt.depth": (2, ["cross_train_mbt"]),
-    # a dataset of the user's: only its own new jobs (and the tables they join); the tables
-    # already there are downstream of the new files
+    # a dataset of the user's: its own new jobs and the tables it joins
     "user.datasets": ([{"name": "loans", "target": "approved", "families": ["dt"],
-                        "path": str(ROOT / "examples" / "your-data" / "loans.csv")}], []),
+                        "path": str(ROOT / "examples" / "your-data" / "loans.csv")}],
+                      ["cross_table", "datasets_table", "models_table", "report_provenance"]),
     "audit.enabled": (False, ["report_index", "report_provenance", "claims_table"]),
     "audit.families": ({"dt": ["mux6", "corral"]}, ["audit_table", "report_provenance"]),
     "audit.points": ("test", ["audit_run"]),

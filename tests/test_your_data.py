@@ -57,8 +57,12 @@ def snakemake(wd: Path, *args: str, config: str = "config/your-data.yaml"):
 
 @pytest.mark.slow
 def test_your_data_config_end_to_end(tmp_path):
-    """make run's snakemake command (profile local: 2 cores, report after the run)."""
+    """make run's commands: check-config, then snakemake with the profile local (2 cores,
+    the report after the run)."""
     wd = workdir(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "fxai.cli", "check-config", "config/your-data.yaml"],
+                       cwd=wd, env=env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
     r = snakemake(wd, "--profile", str(ROOT / "profiles" / "local"), "--cores", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     runs = sorted((wd / RES / "runs" / "cross").glob("*.jsonl"))
