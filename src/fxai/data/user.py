@@ -41,8 +41,6 @@ def read_table(path: str | Path, what: str) -> pd.DataFrame:
         if path.suffix.lower() == ".csv":
             return pd.read_csv(path)
         return pd.read_parquet(path)
-    except ImportError as e:
-        raise DataError(f"{what}: reading {path} needs pyarrow (pip install pyarrow): {e}") from e
     except (ValueError, OSError, pd.errors.ParserError) as e:
         raise DataError(f"{what}: {path} is not a readable table ({type(e).__name__}: {e})") from e
 
