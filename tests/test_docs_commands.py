@@ -26,8 +26,9 @@ added later is covered without touching this file. Each kind is checked its own 
 * Commands that cannot run here are in UNRUNNABLE with the reason.
 
 Python: every ```python block runs (a page's blocks in order, in one namespace, in a scratch
-working directory) unless the line before it is ``<!-- no-run: reason -->``; ``>>>`` examples
-run as doctests.
+working directory) unless the line before it is ``<!-- no-run: reason -->``; a top-level
+``print(...)  # [6, 11, 12] [12]`` whose comment starts like a value must print exactly that;
+``>>>`` examples run as doctests.
 """
 
 from __future__ import annotations
@@ -498,6 +499,15 @@ def test_pip_command_names_real_extras(c):
 
 # --- Python snippets ------------------------------------------------------------------------
 
+#: a top-level ``print(...)  # output`` line whose comment is a value (not prose) prints it
+OUTPUT = re.compile(r"(?m)^print\((.*)\)\s+# (?=[\[({\d'\"-])(.+?)\s*$")
+
+
+def printed(expected: str, *values) -> None:
+    got = " ".join(map(str, values))
+    assert got == expected, f"prints {got}, its comment says {expected}"
+
+
 def snippet_pages() -> list[Path]:
     return [p for p in PAGES
             if PY_BLOCK.search(p.read_text()) or re.search(r"^\s*>>> ", p.read_text(), re.M)]
@@ -512,8 +522,9 @@ def test_page_python_snippets_run(page, tmp_path, monkeypatch):
     for m in PY_BLOCK.finditer(text):
         if m.group("why"):
             continue
-        code = m.group("code")
         lineno = text[:m.start("code")].count("\n")
+        code = OUTPUT.sub(lambda p: f"__printed__({p[2]!r}, {p[1]})", m.group("code"))
+        namespace["__printed__"] = printed
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile("\n" * lineno + code, str(page), "exec"), namespace)
         ran += 1
