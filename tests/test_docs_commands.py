@@ -165,6 +165,8 @@ def kind(c: Command) -> str:
         return "pytest"
     if prog.startswith("python") and rest[:1] == ["-c"]:
         return "python -c"
+    if prog.startswith("python") and rest[:1] and rest[0].endswith(".py"):
+        return "python script"
     if prog == "pip" or (prog.startswith("python") and rest[:2] == ["-m", "pip"]):
         return "pip"
     if prog in ("bash", "sh"):
@@ -256,7 +258,8 @@ class Workdirs:
     def copy(self, key: tuple) -> Path:
         d = self.base / f"work{len(self.dirs)}"
         d.mkdir()
-        for name in ("Snakefile", "Makefile", "pyproject.toml", "workflow", "config", "profiles"):
+        for name in ("Snakefile", "Makefile", "pyproject.toml", "workflow", "config", "profiles",
+                     "examples"):
             src = ROOT / name
             (shutil.copytree if src.is_dir() else shutil.copy)(src, d / name)
         shutil.copytree(ROOT / "data" / "reference", d / "data" / "reference")
@@ -470,6 +473,23 @@ def test_python_c_command_runs(c):
     r = subprocess.run([sys.executable, *c.argv[1:]], cwd=ROOT, capture_output=True,
                        text=True, timeout=60, env={**os.environ, **c.env})
     assert r.returncode == 0 and r.stdout.strip(), f"{c}\n{r.stdout}\n{r.stderr}"
+
+
+@pytest.mark.parametrize("c", by_kind("python script"), ids=str)
+def test_python_script_rewrites_its_files_identically(c, tmp_path):
+    """A script the docs run (e.g. an example's generator) writes the files committed next to
+    it: run on a copy of its folder, every file there is byte for byte the committed one."""
+    script = ROOT / c.argv[1]
+    assert script.is_file(), c
+    copy = tmp_path / script.parent.name
+    shutil.copytree(script.parent, copy)
+    for f in copy.iterdir():
+        if f.is_file() and f.name != script.name:
+            f.unlink()
+    subprocess.run([sys.executable, str(copy / script.name), *c.argv[2:]], check=True,
+                   cwd=tmp_path, timeout=120)
+    for f in (f for f in script.parent.iterdir() if f.is_file()):
+        assert (copy / f.name).read_bytes() == f.read_bytes(), f"{c}: {f.name} differs"
 
 
 @pytest.mark.parametrize("c", by_kind("pytest"), ids=str)
