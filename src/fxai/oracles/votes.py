@@ -57,11 +57,10 @@ class _Encoding:
                   for f, s in enumerate(size)]
         self.size = size
         clauses = [[-ys[k + 1], ys[k]] for ys in self.y for k in range(1, len(ys) - 1)]
-        # leaf boxes in allowed-interval coordinates: _leaf_tables with the leaf's class + 1
+        # leaf boxes in allowed-interval coordinates: _leaf_tables with the leaf's node + 1
         # as its value (never 0, so no tree is left out) yields them tree by tree
-        cls = [np.argmax(t.value, axis=1) for t in ens.trees]
-        scores = [np.stack([k + 1.0, np.zeros_like(k, dtype=float),
-                            np.zeros_like(k, dtype=float)], axis=1) for k in cls]
+        scores = [np.stack([np.arange(1.0, len(t.left) + 1), np.zeros(len(t.left)),
+                            np.zeros(len(t.left))], axis=1) for t in ens.trees]
         cf, clo, chi, val, _, starts, _ = _leaf_tables(paths, thr, allowed, used, scores,
                                                        np.float64, 0.0)
         n = len(used)
@@ -71,6 +70,7 @@ class _Encoding:
             leaves = []
             for r in range(a, b):
                 lit = self.pool.id(("leaf", t, r))
+                node = int(val[r]) - 1
                 leaves.append(lit)
                 for f, lo, hi in zip(cf[r], clo[r], chi[r], strict=True):
                     if f == n:
@@ -79,7 +79,7 @@ class _Encoding:
                         clauses.append([-lit, self.y[f][lo]])
                     if hi < size[f]:
                         clauses.append([-lit, -self.y[f][hi]])
-                k = int(val[r]) - 1
+                k = int(np.argmax(ens.trees[t].value[node]))
                 clauses.append([-lit, self.pool.id(("p", t, k))])
                 self.voting.setdefault(k, []).append((t, lit))
             clauses.append(leaves)
