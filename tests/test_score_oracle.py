@@ -14,6 +14,7 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from fxai import explain, oracles
 from fxai.models import boosted, forest
 from fxai.oracles.scores import ScoreOracle
+from fxai.oracles.votes import VoteOracle
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
 
 KINDS = ("multi:softmax", "multi:softprob", "rf-soft", "rf-hard", "et-soft", "et-hard")
@@ -56,6 +57,7 @@ def oracle_pair(model, predict, vote, x, domains):
     kw = {"vote": vote} if vote else {}
     o = oracles.for_model(model, x, domains=domains, **kw)
     assert isinstance(o, ScoreOracle)
+    assert isinstance(o, VoteOracle) == (vote == "hard")  # hard vote: the SAT oracle
     bf = BruteForceOracle(predict, domains, x)
     assert o.prediction == bf.prediction
     return o, bf
@@ -222,3 +224,42 @@ def test_first_pass_cut_off_leaves_the_answers_exact(kind, first_pass, monkeypat
                 assert (cex is None) == bf.entails(fixed), fixed
                 if cex is not None:
                     assert predict(np.asarray([cex]))[0] != o.prediction
+
+
+@pytest.mark.parametrize("kind", ["rf-hard", "et-hard"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_sat_vote_oracle_agrees_with_branch_and_bound_over_the_reals(kind, seed):
+    """Two independent exact engines on a hard-vote forest, free features over the reals:
+    the same answer to every query, and each SAT counterexample changes the prediction."""
+    model, predict, vote, x, domains = random_model(seed, kind, n_max=6)
+    ens = oracles.prepare(model, vote=vote)
+    assert ens.is_vote and not oracles.prepare(model, vote="soft").is_vote
+    sat, bnb = VoteOracle(ens, x), ScoreOracle(ens, x)
+    assert sat.prediction == bnb.prediction == predict([x])[0]
+    for k in range(len(x) + 1):
+        for fixed in itertools.combinations(range(len(x)), k):
+            cex = sat.counterexample(fixed)
+            assert (cex is None) == bnb.entails(fixed), fixed
+            if cex is not None:
+                assert all(cex[i] == x[i] for i in fixed)
+                assert predict(np.asarray([cex]))[0] != sat.prediction
+
+
+def test_sat_vote_oracle_on_a_larger_forest_matches_its_counterexamples():
+    """30 trees of depth 5 on 8 features, 5 classes: every counterexample of every query
+    along a deletion is of another class under the trees' own votes, and the AXp found is
+    one (each feature left out admits a counterexample)."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(400, 8)).astype(float)
+    y = np.argmax(X[:, :5] + rng.normal(scale=1.5, size=(400, 5)), axis=1)
+    clf = RandomForestClassifier(n_estimators=30, max_depth=5, random_state=0).fit(X, y)
+    predict = hard_votes(clf)
+    for x in X[:5]:
+        o = oracles.for_model(clf, list(x), vote="hard")
+        assert isinstance(o, VoteOracle) and o.prediction == predict([x])[0]
+        axp = explain.find_axp(o)
+        assert o.entails(axp)
+        for f in axp:
+            cex = o.counterexample([g for g in axp if g != f])
+            assert cex is not None and predict(np.asarray([cex]))[0] != o.prediction

@@ -93,6 +93,18 @@ class ScoreEnsemble:
         """Features tested in some split (the only ones that can be in an explanation)."""
         return used_features(self.trees)
 
+    @functools.cached_property
+    def is_vote(self) -> bool:
+        """A majority vote: no intercept, divisor 1, every leaf one-hot (a hard-vote forest);
+        class scores are then vote counts, exact in any float type."""
+        if self.divisor != 1.0 or np.any(self.base != 0):
+            return False
+        for t in self.trees:
+            v = t.value[t.left < 0]
+            if not (np.all((v == 0) | (v == 1)) and np.all(v.sum(axis=1) == 1)):
+                return False
+        return True
+
 
 
 

@@ -42,7 +42,7 @@ def _load_builtin() -> None:
     _LOADED = True
     import importlib
 
-    for name in ("nbc", "xpg", "boosted", "scores"):
+    for name in ("nbc", "xpg", "boosted", "scores", "votes"):
         importlib.import_module(f"fxai.oracles.{name}")
 
 

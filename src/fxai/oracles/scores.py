@@ -1,5 +1,6 @@
 """Exact entailment oracle for score ensembles (:mod:`fxai.models.scores`): multi-class
-XGBoost and random forests (soft or hard vote), by the boosted trees' branch and bound.
+XGBoost and soft-vote random forests, by the boosted trees' branch and bound (a hard-vote
+forest, ``ScoreEnsemble.is_vote``, gets the SAT oracle of :mod:`fxai.oracles.votes`).
 
 The prediction ``c`` is the first class of highest score. A point is of another class iff
 some class ``j`` reaches ``c``'s score: ``score_j > score_c``, or ``score_j == score_c`` for
@@ -117,4 +118,4 @@ class ScoreOracle(BoostedOracle):
         return None
 
 
-register(lambda m: isinstance(m, ScoreEnsemble), ScoreOracle)
+register(lambda m: isinstance(m, ScoreEnsemble) and not m.is_vote, ScoreOracle)
