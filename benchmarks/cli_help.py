@@ -3,9 +3,10 @@
 Each command's help is shown ``--repeat`` times in a new process (``python -m fxai.cli``,
 this checkout's ``src``); the wall time (min and median) and the process's CPU time (min) are
 kept, beside ``python -c pass`` (the interpreter's own start) and ``fxai --help``. Writes
-``results/bench/cli_help.csv`` and ``.md``.
+``results/bench/cli_help.csv`` and ``.md``. ``--src`` measures another checkout's package
+(e.g. an older commit's ``src``), with the command list of that checkout.
 
-    .venv/bin/python -m benchmarks.cli_help [--repeat 5]
+    .venv/bin/python -m benchmarks.cli_help [--repeat 5] [--src OTHER/src]
 """
 
 from __future__ import annotations
@@ -21,15 +22,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai.cli import command_names
 from fxai.report.tables import to_markdown
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def timed(argv: list[str], repeat: int) -> dict:
-    """Wall (min, median) and CPU (min) seconds of ``python argv`` over ``repeat`` runs."""
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+def timed(argv: list[str], repeat: int, src: Path = SRC) -> dict:
+    """Wall (min, median) and CPU (min) seconds of ``python argv`` (``src`` first on the
+    path) over ``repeat`` runs."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
     walls, cpus = [], []
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -48,14 +49,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--out", default="results/bench")
+    ap.add_argument("--src", type=Path, default=SRC, help="the package's folder (its src/)")
     args = ap.parse_args()
+    names = sorted(p.stem.replace("_", "-") for p in (args.src / "fxai/commands").glob("*.py")
+                   if p.stem != "__init__")
     cases = {"python -c pass": ["-c", "pass"], "fxai --help": ["-m", "fxai.cli", "--help"]}
-    cases |= {f"fxai {c} --help": ["-m", "fxai.cli", c, "--help"] for c in command_names()}
+    cases |= {f"fxai {c} --help": ["-m", "fxai.cli", c, "--help"] for c in names}
     cases |= {f"fxai report {a} --help": ["-m", "fxai.cli", "report", a, "--help"]
               for a in ("figure", "table-html", "index")}
     rows = []
     for name, argv in cases.items():
-        rows.append({"command": name, **timed(argv, args.repeat)})
+        rows.append({"command": name, **timed(argv, args.repeat, args.src)})
         print(rows[-1], flush=True)
     df = pd.DataFrame(rows)
     out = Path(args.out)
