@@ -2,7 +2,8 @@
 
     python -m benchmarks.resume --at 230 -- fxai xpg-explain --family dt --dataset cancer \\
         --model results/paper/models/dt/cancer.joblib --out /tmp/dt_cancer.jsonl \\
-        --time-limit 60 --max-rows-all 1000 --fraction 0.3 --seed 0
+        --prepared data/prepared/files --time-limit 60 --clock cpu --max-rows-all 1000 \\
+        --fraction 0.3 --seed 0
 
 Runs the command, sends ``--signal`` (default KILL: nothing in the command can react) once its
 partial holds ``--at`` records (or after ``--after`` seconds), then reruns it to completion

@@ -112,7 +112,8 @@ def commands(scratch: Path) -> dict[str, list[str]]:
         rs = runs(f"runs/xpg/{fam}_*.jsonl")
         cmds[f"xpg-table {fam}"] = ["fxai.cli", "xpg-table", "--family", fam, "--runs", *rs,
                                     "--metas", *metas(fam, rs), "--out-dir", tables,
-                                    "--name", name, "--reference", name, "--clock", "cpu"]
+                                    "--name", name, "--reference", name, "--clock", "cpu",
+                                    "--missing-reason", "not run in this profile"]
     cmds["cross-table"] = ["fxai.cli", "cross-table", *runs("runs/cross/*.jsonl"),
                            "--out-dir", tables, "--figures-dir", figs]
     for fig in ("nbc_length_vs_delta", "nbc_precision", "xpg_xp_counts", "xpg_runtime"):

@@ -35,14 +35,26 @@ def mux6(tmp_path):
     prep, models = tmp_path / "prepared", tmp_path / "models"
     write_prepared(prep, "toy", X, y, ["binary"] * 6)
     assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models), "--seed", "0",
+                 "--learner", "cart", "--depths", "3", "4", "5", "6", "--val-size", "0.2"]) == 0
     return prep, models / "toy.joblib"
 
 
 def audit_args(prep, model, out, *extra):
     return ["audit-run", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
             "--model", str(model), "--split", str(prep / "toy.split.json"), "--out", str(out),
-            "--background", "8", "--lime-samples", "200", *extra]
+            "--background", "8", "--lime-samples", "200", *_settings(extra)]
+
+
+def _settings(extra: tuple | list) -> list:
+    """``extra`` and the config settings audit-run requires (the audit schema's defaults)
+    that ``extra`` does not give."""
+    given = set(extra)
+    defaults = {"--points": "all", "--max-points": "1024", "--instances": "20",
+                "--time-limit": "10", "--scores": "shapley,shapley_background,shap,lime,ffa,"
+                "holler_packel,deegan_packel,responsibility", "--shapley-value": "probability",
+                "--seed": "0"}
+    return [*extra, *(x for k, v in defaults.items() if k not in given for x in (k, v))]
 
 
 def test_audit_end_to_end_with_the_documented_user_score(mux6, tmp_path, monkeypatch):

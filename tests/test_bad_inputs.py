@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 import test_faults
-from test_faults import REGISTRY, ROOT, SNAKEMAKE, fxai
+from test_faults import DATA, REGISTRY, ROOT, SNAKEMAKE, TRAIN, fxai
 
 from fxai.data.fetch import sha256_of
 
@@ -23,7 +23,7 @@ def test_cross_run_refuses_a_model_of_another_family(tmp_path, capsys, stages, f
     prep, res = stages
     split = res / "splits/mux6.json"
     assert fxai(capsys, "xpg-train", "--family", "dt", "--dataset", "mux6", "--prepared", prep,
-                "--split", split, "--out-dir", res / "models/dt")[0] == 0
+                "--split", split, "--out-dir", res / "models/dt", *TRAIN["dt"])[0] == 0
     model, out = res / "models/dt/mux6.joblib", tmp_path / "cross.jsonl"
     code, err = fxai(capsys, "cross-run", "--dataset", "mux6", "--family", family, "--model",
                      model, "--split", split, "--prepared", prep, "--out", out, "--instances", 2,
@@ -64,7 +64,7 @@ def test_a_dataset_too_small_to_split_is_named_with_the_minimum(tmp_path, capsys
         "target": {"name": "target", "classes": [0, 1], "labels": ["x", "y"]},
         "table": {"rows": len(labels), "sha256": sha256_of(prep / "toy.csv")}}))
     out = tmp_path / "splits/toy.json"
-    code, err = fxai(capsys, "split", "toy", "--prepared", prep, "--out", out)
+    code, err = fxai(capsys, "split", "toy", "--prepared", prep, "--out", out, *DATA)
     if ok:
         assert code == 0 and out.exists()
         return
@@ -123,12 +123,13 @@ def runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("runs")
     prep, split = d / "prep", d / "s.json"
     for args in [
-        ["prepare", "mux6", "--registry", REGISTRY, "--out-dir", prep],
-        ["split", "mux6", "--prepared", prep, "--out", split],
+        ["prepare", "mux6", "--registry", REGISTRY, "--out-dir", prep, "--source-order",
+         "embedded,generated,files", *DATA],
+        ["split", "mux6", "--prepared", prep, "--out", split, *DATA],
         ["nbc-train", "--data", prep / "mux6.csv", "--split", split, "--out", d / "nbc.joblib",
          "--alpha", 1, "--decimals", 3],
         ["xpg-train", "--family", "dt", "--dataset", "mux6", "--prepared", prep, "--split",
-         split, "--out-dir", d / "dt"],
+         split, "--out-dir", d / "dt", *TRAIN["dt"]],
         ["nbc-explain", "--data", prep / "mux6.csv", "--split", split, "--model",
          d / "nbc.joblib", "--out", d / "nbc.jsonl", "--instances", 2, "--deltas", 0.9,
          "--targets", 4, "--decimals", 3, "--seed", 0],
@@ -152,23 +153,26 @@ CASES = {  # case: (command and arguments, with {d} the fixture's folder; messag
         "{d}/dt.jsonl: a run file of 'fxai xpg-explain', not of 'fxai nbc-explain'"),
     "xpg-table, DT runs as OBDD runs": (
         "xpg-table --family obdd --runs {d}/dt.jsonl --metas {d}/dt/mux6.meta.json "
-        "--out-dir {d}/out --name t",
+        "--out-dir {d}/out --name t --clock cpu --missing-reason none",
         "{d}/dt/mux6.meta.json: not the meta file of a obdd model (family 'dt')"),
     "xpg-table, a meta file that is not one": (
         "xpg-table --family dt --runs {d}/dt.jsonl --metas {d}/obj.json --out-dir {d}/out "
-        "--name t", "{d}/obj.json: not the meta file of a dt model"),
+        "--name t --clock cpu --missing-reason none",
+        "{d}/obj.json: not the meta file of a dt model"),
     "cross-table, an nbc-explain run file": (
         "cross-table {d}/nbc.jsonl --out-dir {d}/out",
         "{d}/nbc.jsonl: a run file of 'fxai nbc-explain', not of 'fxai cross-run'"),
     "ffa-run, an instance beyond the test rows": (
         "ffa-run --model {d}/nbc.joblib --data {d}/prep/mux6.csv --split {d}/s.json "
-        "--instance 999 --method marco-a --time-limit 1 --out {d}/out/r.json",
+        "--instance 999 --method marco-a --time-limit 1 --out {d}/out/r.json --seed 0 "
+        "--clock cpu --window 50 --alpha 2 --eps 1 --switch-variant paper",
         "instance index 999 out of range: the test split has 26 rows"),
     "ffa-verify, a JSON list": (
         "ffa-verify --run {d}/list.json --model {d}/nbc.joblib --out {d}/out/c.json",
         "{d}/list.json: status None is not a finished run"),
     "ffa-report, a JSON object that is no run record": (
-        "ffa-report --runs {d}/obj.json --figures-dir {d}/out --tables-dir {d}/out",
+        "ffa-report --runs {d}/obj.json --figures-dir {d}/out --tables-dir {d}/out "
+        "--variant paper --registry config/datasets.yaml",
         "{d}/obj.json: not an FFA run record (missing ['dataset', 'method', 'instance', "
         "'status'])"),
     "report index, an empty provenance file": (
@@ -191,3 +195,88 @@ def test_bad_inputs_of_the_table_and_run_commands(runs, capsys, case):
     assert code == 1 and "Traceback" not in err, err
     assert message.format(d=d) in err
     assert not (d / "out").exists()
+
+
+@pytest.fixture(scope="module")
+def mixed(runs):
+    """``runs`` plus iris (three classes, real-valued features) prepared and split, an XGBoost
+    model of mux6 and a registry that is not YAML: inputs that do not go together."""
+    from fxai.cli import main
+
+    d = runs
+    for args in [
+        ["prepare", "iris", "--registry", REGISTRY, "--out-dir", d / "prep", "--source-order",
+         "embedded,generated,files", *DATA],
+        ["split", "iris", "--prepared", d / "prep", "--out", d / "iris.json", *DATA],
+        ["bt-train", "--data", d / "prep/mux6.csv", "--split", d / "s.json", "--trees", 2,
+         "--depth", 2, "--seed", 0, "--out", d / "bt.json"],
+    ]:
+        assert main([str(a) for a in args]) == 0, args
+    (d / "broken.yaml").write_text("a: [1\n")
+    return d
+
+
+FFA = "--seed 0 --clock cpu --window 50 --alpha 2 --eps 1 --switch-variant paper"
+MISMATCHED = {  # case: (command and arguments, with {d} the fixture's folder; message)
+    "nbc-train, real-valued features": (
+        "nbc-train --data {d}/prep/iris.csv --split {d}/iris.json --out {o}/m.joblib "
+        "--alpha 1 --decimals 3", "{d}/prep/iris.csv: the NBC needs categorical"),
+    "nbc-train, the split of another table": (
+        "nbc-train --data {d}/prep/mux6.csv --split {d}/iris.json --out {o}/m.joblib "
+        "--alpha 1 --decimals 3", "split file {d}/iris.json does not match its prepared table"),
+    "bt-train, three classes": (
+        "bt-train --data {d}/prep/iris.csv --split {d}/iris.json --trees 2 --depth 2 --seed 0 "
+        "--out {o}/b.json", "{d}/prep/iris.csv: bt-train needs a binary target"),
+    "ensemble-train mbt, two classes": (
+        "ensemble-train --family mbt --data {d}/prep/mux6.csv --split {d}/s.json --trees 2 "
+        "--depth 2 --seed 0 --out {o}/m.json",
+        "{d}/prep/mux6.csv: --family mbt (multi:softprob) needs three or more classes"),
+    "ffa-run, the model of another dataset": (
+        "ffa-run --model {d}/bt.json --data {d}/prep/iris.csv --split {d}/iris.json "
+        "--instance 0 --method marco-a --time-limit 5 --out {o}/r.json " + FFA,
+        "model {d}/bt.json cannot explain row"),
+    "cross-run, the model of another dataset": (
+        "cross-run --dataset iris --family dt --model {d}/dt/mux6.joblib --split {d}/iris.json "
+        "--prepared {d}/prep --out {o}/c.jsonl --instances 2 --time-limit 5 --clock cpu "
+        "--delta 0.9 --seed 0",
+        "model file {d}/dt/mux6.joblib takes 6 features, the table {d}/prep/iris.csv has 4"),
+    "audit-run, the model of another dataset": (
+        "audit-run --dataset iris --family dt --model {d}/dt/mux6.joblib --split {d}/iris.json "
+        "--prepared {d}/prep --out {o}/a.jsonl --points all --max-points 8 --instances 2 "
+        "--background 4 --time-limit 5 --scores ffa --lime-samples 100 --shapley-value "
+        "probability --seed 0",
+        "model file {d}/dt/mux6.joblib takes 6 features, the table {d}/prep/iris.csv has 4"),
+    "xpg-train, a published table that does not exist": (
+        "xpg-train --family dt --dataset mux6 --prepared {d}/prep --split {d}/s.json "
+        "--out-dir {o} --seed 0 --learner sized --size-method leaves --size-reference "
+        "nowhere", "no reference table 'nowhere'"),
+    "xpg-train, an option its learner needs": (
+        "xpg-train --family dt --dataset mux6 --prepared {d}/prep --split {d}/s.json "
+        "--out-dir {o} --seed 0 --learner cart --val-size 0.2",
+        "--family dt --learner cart needs --depths"),
+    "xpg-table, a published table that does not exist": (
+        "xpg-table --family dt --runs {d}/dt.jsonl --metas {d}/dt/mux6.meta.json --out-dir "
+        "{o} --name t --clock cpu --missing-reason none --reference nowhere",
+        "no reference table 'nowhere'"),
+    "fetch, a registry that is not YAML": (
+        "fetch mux6 --registry {d}/broken.yaml",
+        "dataset registry {d}/broken.yaml is not valid YAML: YAML syntax error at line 2"),
+    "report figure, no results folder": (
+        "report figure nbc_precision --results {d}/nowhere --out {o}",
+        "results folder {d}/nowhere does not exist"),
+    "report index, no claims table": (
+        "report index --results {d} --claims {d}/nowhere.csv --out {o}/i.md",
+        "No such file or directory: '{d}/nowhere.csv'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISMATCHED))
+def test_inputs_that_do_not_go_together(mixed, tmp_path, fxai_cli, case):
+    """Each was a traceback (or, report figure, an empty figure of a folder that is not
+    there): now one line naming the file or option, exit 1, nothing written."""
+    d, o = mixed, tmp_path / "out"
+    args, message = MISMATCHED[case]
+    code, err = fxai_cli(*args.format(d=d, o=o).split())
+    assert code == 1 and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1 and message.format(d=d) in err, err
+    assert not o.exists() and not (d / "nowhere").exists()

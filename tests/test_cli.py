@@ -77,3 +77,75 @@ def test_docs_list_every_command():
     doc = (Path(__file__).resolve().parents[1] / "docs/cli.md").read_text()
     missing = [n for n in command_names() if f"\n  {n} " not in doc]
     assert not missing, f"docs/cli.md lacks {missing}: paste the output of `fxai --help`"
+
+
+#: libraries a command may import only when it runs, never to parse its options or show --help
+HEAVY = ("numpy", "pandas", "scipy", "sklearn", "xgboost", "matplotlib", "pysat", "dd",
+         "snakemake", "joblib", "networkx", "jsonschema", "Orange", "highspy")
+REPORT_ACTIONS = ("figure", "table-html", "index")
+
+
+@pytest.mark.parametrize("argv", [[name, "--help"] for name in command_names()]
+                         + [["report", action, "--help"] for action in REPORT_ACTIONS],
+                         ids=" ".join)
+def test_help_imports_no_heavy_library(argv):
+    """``fxai CMD --help`` parses and prints before any heavy library is imported (the
+    command's module imports them in the functions that use them)."""
+    import subprocess
+    import sys
+
+    code = (f"import sys\nfrom fxai.cli import main\ntry:\n    main({argv!r})\n"
+            "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={"PYTHONPATH": src, "PATH": ""}, timeout=120)
+    assert r.returncode == 0 and "usage: fxai" in r.stdout, r.stderr
+    assert r.stdout.strip().splitlines()[-1] == "[]", f"fxai {' '.join(argv)} imported them"
+
+
+def test_report_figure_names_are_the_figures():
+    """``fxai report figure`` lists the figures from the source of fxai.report.figures."""
+    from fxai.commands.report import figure_names
+    from fxai.report.figures import FIGURES
+
+    assert figure_names() == sorted(FIGURES)
+
+
+@pytest.mark.parametrize("configs", [["config/config.yaml"],
+                                     ["config/paper.yaml", "config/allow-missing.yaml"]],
+                         ids=["default", "paper"])
+def test_the_workflow_gives_every_option_a_command_requires(configs):
+    """Every ``fxai`` command line of a dry run (all jobs of a fresh profile) parses with the
+    command's own parser: options without a default (the config's settings) are all passed."""
+    import os
+    import re
+    import shlex
+    import subprocess
+
+    from test_faults import ROOT, SNAKEMAKE
+
+    r = subprocess.run([str(SNAKEMAKE), "-n", "-p", "--nolock", "--cores", "1", "--configfile",
+                        *configs, "--config", "profile=pytest-cli-dry"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert r.returncode == 0, r.stderr[-3000:]
+    seen = set()
+    for line in r.stdout.splitlines():
+        m = re.search(r"-m fxai\.(cli|commands\.report)\s+(.*?)\s+>\s+\S+\s+2>&1", line)
+        if not m:
+            continue
+        argv = shlex.split(m.group(2))
+        argv = ["report", *argv] if m.group(1) == "commands.report" else argv
+        mod = importlib.import_module(f"fxai.commands.{argv[0].replace('-', '_')}")
+        parser = argparse.ArgumentParser(prog=f"fxai {argv[0]}", exit_on_error=False)
+        mod.add_arguments(parser)
+        try:
+            args = parser.parse_args(argv[1:])
+        except SystemExit:
+            pytest.fail(f"the workflow runs `fxai {m.group(2)}` without a required option")
+        if argv[0] == "xpg-train":
+            mod.check_options(args)  # the options its family and learner need
+        seen.add(argv[0])
+    assert {"prepare", "split", "ffa-run", "ffa-report", "xpg-train", "xpg-table",
+            "xpg-instances", "datasets-table"} <= seen

@@ -9,6 +9,11 @@ import yaml
 from fxai.cli import main
 from fxai.data.fetch import MIRROR_ENV, sha256_of
 
+#: the config settings the data commands require (the workdir's registry, the schemas' defaults)
+REG = ["--registry", "config/datasets.yaml"]
+ORDER = ["--source-order", "embedded,generated,files"]
+DATA = ["--seed", "0", "--test-size", "0.2"]
+
 
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
@@ -32,20 +37,21 @@ def workdir(tmp_path, monkeypatch):
 
 
 def test_fetch_prepare_split_table(workdir):
-    assert main(["fetch", "toy-alias", "--mirror", "mirror"]) == 0
+    assert main(["fetch", "toy-alias", "--mirror", "mirror", *REG]) == 0
     man = json.loads((workdir / "data/raw/toy/manifest.json").read_text())
     assert man["files"][0]["source"] == "mirror"
     # the workflow's layout: data/prepared/<source>/<ds>.csv, read so by datasets-table
     assert main(["prepare", "toy", "--source-order", "files",
-                 "--out-dir", "data/prepared/files"]) == 0
-    assert main(["prepare", "bits", "--out-dir", "data/prepared/generated"]) == 0
+                 "--out-dir", "data/prepared/files", *REG, *DATA]) == 0
+    assert main(["prepare", "bits", "--out-dir", "data/prepared/generated", *REG, *ORDER,
+                 *DATA]) == 0
     for ds, src in (("toy", "files"), ("bits", "generated")):
         assert main(["split", ds, "--prepared", f"data/prepared/{src}",
-                     "--out", f"splits/{ds}.json", "--seed", "1"]) == 0
+                     "--out", f"splits/{ds}.json", "--seed", "1", "--test-size", "0.2"]) == 0
     split = json.loads((workdir / "splits/toy.json").read_text())
     assert split["dataset"] == "toy" and len(split["train"]) + len(split["test"]) == 5
     assert main(["datasets-table", "toy", "bits", "--unavailable", "gone", "--source-order",
-                 "files,generated", "--out-dir", "tables"]) == 0
+                 "files,generated", "--out-dir", "tables", *REG]) == 0
     table = pd.read_csv(workdir / "tables/datasets.csv").set_index("dataset")
     assert table.loc["toy", "source"] == "mirror"
     assert table.loc["toy", "sha256"] == man["files"][0]["sha256"]
@@ -59,17 +65,17 @@ def test_fetch_prepare_split_table(workdir):
 
 
 def test_unknown_dataset_names_known_ones(workdir, capsys):
-    assert main(["prepare", "nope"]) == 1
+    assert main(["prepare", "nope", *REG, *ORDER, *DATA]) == 1
     err = capsys.readouterr().err
     assert "fxai prepare: error: unknown dataset 'nope'" in err
     assert "Known names: bits, gone, toy" in err and "Traceback" not in err
 
 
 def test_split_refuses_text_vocabulary_of_another_split(workdir, capsys):
-    assert main(["prepare", "bits"]) == 0
+    assert main(["prepare", "bits", *REG, *ORDER, *DATA]) == 0
     dom = workdir / "data/prepared/bits.domains.json"
     doc = json.loads(dom.read_text())
     dom.write_text(json.dumps({**doc, "vocabulary": {"seed": 0, "test_size": 0.2}}))
-    assert main(["split", "bits", "--out", "s.json", "--seed", "1"]) == 1
+    assert main(["split", "bits", "--out", "s.json", "--seed", "1", "--test-size", "0.2"]) == 1
     assert "vocabulary was fitted on the split seed=0" in capsys.readouterr().err
-    assert main(["split", "bits", "--out", "s.json", "--seed", "0"]) == 0
+    assert main(["split", "bits", "--out", "s.json", "--seed", "0", "--test-size", "0.2"]) == 0

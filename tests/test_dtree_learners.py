@@ -63,10 +63,11 @@ def test_xpg_train_sized_reads_the_published_size_and_models_table(tmp_path):
     ref = tmp_path / "pub.csv"
     ref.write_text("dataset,depth,n_nodes\nToy,4,13\nother,6,99\n")
     args = ["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-            "--split", str(prep / "toy.split.json")]
+            "--split", str(prep / "toy.split.json"), "--seed", "0"]
     assert main([*args, "--out-dir", str(tmp_path / "dt-sized"), "--learner", "sized",
-                 "--size-reference", str(ref)]) == 0
-    assert main([*args, "--out-dir", str(tmp_path / "dt")]) == 0
+                 "--size-reference", str(ref), "--size-method", "leaves"]) == 0
+    assert main([*args, "--out-dir", str(tmp_path / "dt"), "--learner", "cart", "--depths", "3",
+                 "4", "5", "6", "--val-size", "0.2"]) == 0
     metas = [str(tmp_path / m / "toy.meta.json") for m in ("dt-sized", "dt")]
     sized = json.loads(open(metas[0]).read())
     assert (sized["depth"], sized["n_nodes"]) == (4, 13) and sized["target_nodes"] == 13
@@ -77,7 +78,7 @@ def test_xpg_train_sized_reads_the_published_size_and_models_table(tmp_path):
     ref.write_text("dataset,depth,n_nodes\nother,6,99\n")
     with pytest.raises(SystemExit, match="0 rows for dataset 'toy'"):
         main([*args, "--out-dir", str(tmp_path / "x"), "--learner", "sized",
-              "--size-reference", str(ref)])
+              "--size-reference", str(ref), "--size-method", "leaves"])
 
 
 def test_models_table_rejects_a_file_that_is_no_meta(tmp_path):
@@ -97,7 +98,8 @@ def test_models_table_says_when_models_come_from_two_code_versions(tmp_path, mon
         monkeypatch.setenv("FXAI_CODE_VERSION", version)
         assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
                      "--split", str(prep / "toy.split.json"), "--out-dir",
-                     str(tmp_path / folder)]) == 0
+                     str(tmp_path / folder), "--seed", "0", "--learner", "cart", "--depths",
+                     "3", "4", "5", "6", "--val-size", "0.2"]) == 0
         metas.append(str(tmp_path / folder / "toy.meta.json"))
     out = tmp_path / "tables"
     assert main(["models-table", "--metas", *metas, "--out-dir", str(out)]) == 0

@@ -22,7 +22,8 @@ def test_train_then_cross_run(tmp_path, family):
     out = model_path(tmp_path, family, "toy3")
     split = str(prep / "toy3.split.json")
     assert main(["ensemble-train", "--family", family, "--data", str(prep / "toy3.csv"),
-                 "--split", split, "--trees", "6", "--depth", "3", "--out", str(out)]) == 0
+                 "--split", split, "--trees", "6", "--depth", "3", "--seed", "0",
+                 "--out", str(out)]) == 0
     meta = json.loads(out.with_name("toy3.meta.json").read_text())
     assert meta["n_classes"] == 3 and meta["trees"] == 6 and meta["accuracy_test"] > 0.5
     model = load(out)

@@ -89,13 +89,15 @@ def default_trees(tmp_path_factory):
     out = []
     for ds in xpg["dt_datasets"]:
         assert main(["prepare", ds, "--out-dir", str(prep), "--raw-root", str(tmp / "raw"),
+                     "--registry", cfg["data"]["registry"],
+                     "--source-order", ",".join(cfg["data"]["source_order"]),
                      "--seed", seed, "--test-size", test_size]) == 0
         split = tmp / f"{ds}.split.json"
         assert main(["split", ds, "--prepared", str(prep), "--out", str(split),
                      "--seed", seed, "--test-size", test_size]) == 0
         assert main(["xpg-train", "--family", "dt", "--dataset", ds, "--prepared", str(prep),
                      "--split", str(split), "--out-dir", str(models), "--seed", seed,
-                     "--depths", *map(str, xpg["dt"]["depths"]),
+                     "--learner", "cart", "--depths", *map(str, xpg["dt"]["depths"]),
                      "--val-size", str(xpg["dt"]["val_size"])]) == 0
         out.append((ds, load(ds, prep), models / f"{ds}.joblib"))
     return out, xpg, cfg["seed"]

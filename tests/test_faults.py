@@ -20,6 +20,10 @@ from fxai.runfile import make_header, run_records
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY = str(ROOT / "config/datasets.yaml")
+#: the config settings prepare/split and xpg-train require (the schemas' defaults)
+DATA = ["--seed", 0, "--test-size", 0.2]
+TRAIN = {"dt": ["--seed", 0, "--learner", "cart", "--depths", 3, 4, 5, 6, "--val-size", 0.2],
+         "obdd": ["--seed", 0, "--beam-width", 10, "--min-covered", 1, "--max-rule-length", 5]}
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
@@ -80,9 +84,10 @@ def test_missing_mirror(tmp_path, capsys, mirror):
 def stages(tmp_path, capsys):
     """mux6 prepared, split, and an NBC trained on it, under tmp_path (prep/, results/)."""
     prep, res = tmp_path / "prep", tmp_path / "results"
-    assert fxai(capsys, "prepare", "mux6", "--registry", REGISTRY, "--out-dir", prep)[0] == 0
+    assert fxai(capsys, "prepare", "mux6", "--registry", REGISTRY, "--out-dir", prep,
+                "--source-order", "embedded,generated,files", *DATA)[0] == 0
     assert fxai(capsys, "split", "mux6", "--prepared", prep, "--out",
-                res / "splits/mux6.json")[0] == 0
+                res / "splits/mux6.json", *DATA)[0] == 0
     assert fxai(capsys, "nbc-train", "--data", prep / "mux6.csv", "--split",
                 res / "splits/mux6.json", "--out", res / "models/nbc/mux6.joblib",
                 "--alpha", 1, "--decimals", 3)[0] == 0
@@ -110,7 +115,7 @@ def test_prepared_table_changed_after_preparing(tmp_path, capsys, stages, fault)
     rows = json.loads((prep / "mux6.domains.json").read_text())["table"]["rows"]
     fault(prep / "mux6.csv")
     out = tmp_path / "fresh/splits/mux6.json"
-    code, err = fxai(capsys, "split", "mux6", "--prepared", prep, "--out", out)
+    code, err = fxai(capsys, "split", "mux6", "--prepared", prep, "--out", out, *DATA)
     assert code == 1
     assert f"{prep / 'mux6.csv'} was changed or cut after it was prepared" in err
     assert f"records {rows} rows" in err and "fxai prepare mux6" in err
@@ -133,7 +138,8 @@ def test_prepared_table_without_its_record(tmp_path, capsys, stages):
     dom = prep / "mux6.domains.json"
     dom.write_text(json.dumps({k: v for k, v in json.loads(dom.read_text()).items()
                                if k != "table"}))
-    code, err = fxai(capsys, "split", "mux6", "--prepared", prep, "--out", tmp_path / "s.json")
+    code, err = fxai(capsys, "split", "mux6", "--prepared", prep, "--out", tmp_path / "s.json",
+                     *DATA)
     assert code == 1 and f"{dom} records no row count and checksum of {prep / 'mux6.csv'}" in err
     assert not (tmp_path / "s.json").exists()
 
@@ -155,7 +161,8 @@ def test_split_file_fault(tmp_path, capsys, stages, fault, command):
         args = ["--data", prep / "mux6.csv", "--out", out / "mux6.joblib", "--alpha", 1,
                 "--decimals", 3]
     else:
-        args = ["--family", "dt", "--dataset", "mux6", "--prepared", prep, "--out-dir", out]
+        args = ["--family", "dt", "--dataset", "mux6", "--prepared", prep, "--out-dir", out,
+                *TRAIN["dt"]]
     code, err = fxai(capsys, command, "--split", split, *args)
     assert code == 1 and f"split file {split}" in err
     assert not out.exists()
@@ -168,10 +175,12 @@ def test_model_file_fault_names_the_file(tmp_path, capsys, stages, family, fault
     split = res / "splits/mux6.json"
     if family == "bt":
         assert fxai(capsys, "bt-train", "--data", prep / "mux6.csv", "--split", split,
-                    "--trees", 2, "--depth", 2, "--out", res / "models/bt/mux6.json")[0] == 0
+                    "--trees", 2, "--depth", 2, "--seed", 0,
+                    "--out", res / "models/bt/mux6.json")[0] == 0
     elif family != "nbc":
         assert fxai(capsys, "xpg-train", "--family", family, "--dataset", "mux6", "--prepared",
-                    prep, "--split", split, "--out-dir", res / "models" / family)[0] == 0
+                    prep, "--split", split, "--out-dir", res / "models" / family,
+                    *TRAIN[family])[0] == 0
     path = models.model_path(res, family, "mux6")
     assert models.load(path, n_features=6) is not None
     data = path.read_bytes()

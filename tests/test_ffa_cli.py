@@ -12,6 +12,10 @@ from fxai.data.prepare import write_prepared
 from fxai.models import boosted
 from fxai.version import code_version
 
+#: the settings ffa-run requires besides --window (the ffa schema's defaults)
+SETTINGS = ["--seed", "0", "--clock", "cpu", "--alpha", "2", "--eps", "1",
+            "--switch-variant", "paper"]
+
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
@@ -38,7 +42,7 @@ def test_three_methods_agree_and_verify(tiny, k):
         assert main(["ffa-run", "--model", str(tiny / "model.json"), "--data",
                      str(tiny / "toy.csv"), "--split", str(tiny / "split.json"), "--instance",
                      str(k), "--method", method, "--time-limit", "30", "--window", "2",
-                     "--out", str(out)]) == 0
+                     *SETTINGS, "--out", str(out)]) == 0
         rec = json.loads(out.read_text())
         assert rec["status"] == "done", rec.get("error")
         assert out.read_text().startswith(f'{{"code_version": "{code_version()}"')
@@ -78,7 +82,8 @@ def test_bad_model_exits_nonzero_naming_it(tiny, fxai_cli, name, text):
         (tiny / name).write_text(text)
     code, err = fxai_cli("ffa-run", "--model", tiny / name, "--data", tiny / "toy.csv",
                          "--split", tiny / "split.json", "--instance", "0", "--method",
-                         "marco-a", "--time-limit", "5", "--out", out)
+                         "marco-a", "--time-limit", "5", "--window", "50", *SETTINGS, "--out",
+                         out)
     assert code != 0 and f"model file {tiny / name} " in err
     assert not out.parent.exists()  # nothing written, not even a partial
 
@@ -87,7 +92,8 @@ def test_instance_out_of_range_exits_nonzero_without_traceback(tiny, fxai_cli):
     out = tiny / "range" / "0.json"
     code, err = fxai_cli("ffa-run", "--model", tiny / "model.json", "--data", tiny / "toy.csv",
                          "--split", tiny / "split.json", "--instance", "500", "--method",
-                         "marco-a", "--time-limit", "5", "--out", out)
+                         "marco-a", "--time-limit", "5", "--window", "50", *SETTINGS, "--out",
+                         out)
     assert code == 1 and "Traceback" not in err
     assert (f"--instance 500 with split {tiny / 'split.json'}: instance index 500 out of "
             "range: the test split has 40 rows (use 0..39)") in err
@@ -116,7 +122,7 @@ def test_decision_tree_runs_and_verifies(tiny):
     out = tiny / "dt" / "0.json"
     main(["ffa-run", "--model", str(tiny / "dt.joblib"), "--data", str(tiny / "toy.csv"),
           "--split", str(tiny / "split.json"), "--instance", "0", "--method", "marco-s",
-          "--time-limit", "30", "--out", str(out)])
+          "--time-limit", "30", "--window", "50", *SETTINGS, "--out", str(out)])
     rec = json.loads(out.read_text())
     assert rec["status"] == "done" and rec["n_axps"] >= 1
     assert verify_run(tiny, out, "dt.joblib")["verified"] is True

@@ -294,7 +294,8 @@ def test_a_cut_run_check_or_meta_file_is_named_with_its_line(tmp_path, fxai_cli,
         files[name].write_text(text[:len(text) // 2] if name == cut else text)
     code, err = fxai_cli("ffa-report", "--runs", files["run"], "--checks", files["check"],
                          "--models", files["meta"], "--figures-dir", tmp_path / "fig",
-                         "--tables-dir", tmp_path / "tab", "--registry", REGISTRY)
+                         "--tables-dir", tmp_path / "tab", "--registry", REGISTRY,
+                         "--variant", "paper")
     assert code == 1 and "Traceback" not in err, err
     assert f"{files[cut]}" in err and "line" in err and "rerun" in err
 

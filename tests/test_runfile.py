@@ -223,7 +223,7 @@ def test_tables_refuse_a_half_finished_run_file(tmp_path, model, fxai_cli, comma
     tables = tmp_path / "tables"
     args = {"nbc-table": ["--runs", run, "--models", meta, "--out-dir", tables],
             "xpg-table": ["--family", "dt", "--runs", run, "--metas", meta, "--out-dir", tables,
-                          "--name", "t"],
+                          "--name", "t", "--clock", "cpu", "--missing-reason", "none"],
             "cross-table": [run, "--out-dir", tables]}[command]
     code, err = fxai_cli(command, *args)
     assert code != 0 and f"{run}: incomplete run file, 1 of 3 instances written" in err

@@ -16,6 +16,12 @@ from fxai.data.prepare import write_prepared as fxai_write_prepared
 from fxai.runfile import run_records
 from fxai.version import code_version
 
+#: the config settings xpg-train requires per family (the xpg schema's defaults)
+TRAIN = {"dt": ["--seed", "0", "--learner", "cart", "--depths", "3", "4", "5", "6",
+                "--val-size", "0.2"],
+         "obdd": ["--seed", "0", "--beam-width", "10", "--min-covered", "1",
+                  "--max-rule-length", "5"]}
+
 
 def write_prepared(root, ds, X, y, types):
     root.mkdir(parents=True, exist_ok=True)
@@ -54,7 +60,8 @@ def test_train_explain_table(tmp_path, family):
     models, run = tmp_path / "models", tmp_path / "runs" / f"{family}_toy.jsonl"
     model = models / ("toy.joblib" if family == "dt" else "toy.bdd.json")
     assert main(["xpg-train", "--family", family, "--dataset", "toy", "--prepared", str(prep),
-                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models),
+                 *TRAIN[family]]) == 0
     meta = json.loads((models / "toy.meta.json").read_text())
     assert meta["n_nodes"] >= 3 and meta["accuracy_test"] > 0.7
     assert meta["code_version"] == code_version()
@@ -95,7 +102,8 @@ def test_no_time_is_not_verified_and_incomplete_runs_are_refused(tmp_path):
     prep, models = tmp_path / "prepared", tmp_path / "models"
     write_prepared(prep, "toy", X, y, ["binary"] * 6)
     assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models),
+                 *TRAIN["dt"]]) == 0
     run = tmp_path / "run.jsonl"
     assert main(["xpg-explain", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
                  "--model", str(models / "toy.joblib"), "--out", str(run), "--time-limit", "1e-9",
@@ -137,7 +145,8 @@ def test_obdd_rejects_non_binary_features(tmp_path):
     write_prepared(prep, "tri", X, X[:, 1], ["categorical", "binary"])
     with pytest.raises(SystemExit, match="binary features"):
         main(["xpg-train", "--family", "obdd", "--dataset", "tri", "--prepared", str(prep),
-              "--split", str(prep / "tri.split.json"), "--out-dir", str(tmp_path / "m")])
+              "--split", str(prep / "tri.split.json"), "--out-dir", str(tmp_path / "m"),
+              *TRAIN["obdd"]])
 
 
 @pytest.fixture
@@ -147,7 +156,8 @@ def mux6_dt(tmp_path):
     prep, models = tmp_path / "prepared", tmp_path / "models"
     write_prepared(prep, "toy", X, y, ["binary"] * 6)
     assert main(["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models)]) == 0
+                 "--split", str(prep / "toy.split.json"), "--out-dir", str(models),
+                 *TRAIN["dt"]]) == 0
     return prep, models / "toy.joblib"
 
 

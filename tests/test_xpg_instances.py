@@ -26,7 +26,9 @@ def test_counts_per_rule_beside_the_published_value(tmp_path):
                                                             index=False)
     assert main(["xpg-instances", "--prepared", str(prep), "--raw-root", str(tmp_path / "raw"),
                  "--registry", str(ROOT / "config" / "datasets.yaml"),
-                 "--references", "xpg_table2_dt", "--out-dir", str(tmp_path / "t")]) == 0
+                 "--references", "xpg_table2_dt", "--out-dir", str(tmp_path / "t"),
+                 "--source-order", "files,embedded,generated", "--max-rows-all", "1000",
+                 "--fraction", "0.3"]) == 0
     df = pd.read_csv(tmp_path / "t" / "xpg_instances.csv").set_index("dataset")
     row = df.loc["iris"]
     assert (row["rows"], row["distinct_rows"], row["distinct_x"]) == (4, 3, 2)

@@ -19,6 +19,10 @@ import fxai
 import fxai.commands
 from fxai.errors import DataError, FetchError, ModelError, NearTieError, ScoreError
 
+#: errors of the input (files, values), printed on one line without a traceback; so is an
+#: OSError naming a file (missing, unreadable, a folder)
+INPUT_ERRORS = (DataError, FetchError, ModelError, NearTieError, ScoreError, FileNotFoundError)
+
 #: deprecated name -> current name (the old names work for one more release)
 ALIASES = {"train-bt": "bt-train"}
 
@@ -75,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args._run(args) or 0
     except Exception as e:
-        if not isinstance(e, (DataError, FetchError, ModelError, NearTieError, ScoreError)):
-            raise
-        print(f"fxai {chosen}: error: {e}", file=sys.stderr)
+        if not isinstance(e, INPUT_ERRORS) and not (isinstance(e, OSError) and e.filename):
+            raise  # a bug: the traceback is what to report
+        print(f"fxai {chosen}: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 1
 
 

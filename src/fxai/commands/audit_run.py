@@ -22,17 +22,13 @@ import logging
 import time
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from fxai import attribution, oracles, verify
 from fxai.argtypes import count, positive, positive_int
-from fxai.attribution import heuristic
-from fxai.attribution.measures import disagreement
-from fxai.data.prepared import finite_domains, load, load_split
-from fxai.data.split import pick_instance
-from fxai.models import load as load_model
 from fxai.runfile import RunWriter, load_input
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LOG = logging.getLogger("fxai.audit_run")
 FORMAL = ("ffa", "holler_packel", "deegan_packel", "responsibility")
@@ -49,6 +45,8 @@ def _scores(text: str) -> list[str]:
 
 def _user_score(spec: str) -> str:
     """An argparse type: the score must import (checked before any work)."""
+    from fxai.attribution import heuristic
+
     try:
         heuristic.load_score(spec)
     except heuristic.ScoreError as err:
@@ -61,27 +59,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", required=True, help="model family (a folder of models/)")
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (train and test row ids)")
-    p.add_argument("--prepared", default="data/prepared")
-    p.add_argument("--points", choices=["all", "test"], default="all",
+    p.add_argument("--prepared", required=True,
+                   help="folder of the prepared table <ds>.csv (data/prepared/<source>)")
+    # no defaults: the workflow passes config audit.* and seed, whose schema states them
+    p.add_argument("--points", choices=["all", "test"], required=True,
                    help="all: every point of the feature space if small enough; test: rows")
-    p.add_argument("--max-points", type=positive_int, default=1024,
+    p.add_argument("--max-points", type=positive_int, required=True,
                    help="largest feature space audited point by point")
-    p.add_argument("--instances", type=positive_int, default=20,
+    p.add_argument("--instances", type=positive_int, required=True,
                    help="seeded test instances otherwise")
-    p.add_argument("--background", type=positive_int, default=32,
+    p.add_argument("--background", type=positive_int, required=True,
                    help="training rows for SHAP, LIME and interventional Shapley values")
-    p.add_argument("--time-limit", type=positive, default=10.0,
+    p.add_argument("--time-limit", type=positive, required=True,
                    help="CPU seconds per enumeration of all AXps and CXps")
-    p.add_argument("--scores", type=_scores, default=list(BUILTIN),
-                   help="comma-separated built-in scores")
+    p.add_argument("--scores", type=_scores, required=True,
+                   help=f"comma-separated built-in scores among {','.join(BUILTIN)}")
     p.add_argument("--user-score", action="append", default=[], metavar="MODULE:FUNCTION",
                    type=_user_score,
                    help="a user score (repeatable): f(model, background, x, feature_names)")
-    p.add_argument("--lime-samples", type=positive_int, default=1000)
-    p.add_argument("--shapley-value", choices=["probability", "class"], default="probability",
+    p.add_argument("--lime-samples", type=positive_int, required=True)
+    p.add_argument("--shapley-value", choices=["probability", "class"], required=True,
                    help="v(S) of the Shapley scores: probability of the predicted class, or "
                         "the expected numeric class")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--seed", type=count, required=True)
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
 
@@ -95,6 +95,9 @@ def feature_space(domains: list) -> list[tuple] | None:
 
 def plan(args, data, domains) -> tuple[str, list[int], list[list]]:
     """(``"all"`` or ``"test"``, instance ids, their feature values)."""
+    from fxai.data.prepared import load_split
+    from fxai.data.split import pick_instance
+
     space = feature_space(domains) if args.points == "all" else None
     if space is not None and len(space) <= args.max_points:
         return "all", list(range(len(space))), [list(p) for p in space]
@@ -104,6 +107,10 @@ def plan(args, data, domains) -> tuple[str, list[int], list[list]]:
 
 
 def background(args, data) -> np.ndarray:
+    import numpy as np
+
+    from fxai.data.prepared import load_split
+
     train, _ = load_input(load_split, args.split, "split")
     rng = np.random.default_rng(args.seed)
     ids = np.sort(np.asarray(train, dtype=int))
@@ -113,6 +120,9 @@ def background(args, data) -> np.ndarray:
 
 def score_functions(args, model, predict, domains, bg, names) -> dict:
     """name -> f(oracle, x) for the non-formal scores."""
+    from fxai import attribution
+    from fxai.attribution import heuristic
+
     fns = {
         "shapley": lambda o, x: attribution.shapley(o, predict=predict, domains=domains,
                                                     value=args.shapley_value),
@@ -130,12 +140,19 @@ def score_functions(args, model, predict, domains, bg, names) -> dict:
 
 
 def _user(spec, fn, model, bg, names, o, x):
+    import numpy as np
+
+    from fxai.attribution import heuristic
+
     return heuristic.check_scores(spec, fn(model, bg.copy(), np.asarray(x), list(names)),
                                   len(x))
 
 
 def audit_instance(o, x, fns: dict, formal: list[str], time_limit: float) -> dict:
     """Relevancy, then every score with its CPU time and measures (see the module)."""
+    from fxai import attribution
+    from fxai.attribution.measures import disagreement
+
     t0 = time.process_time()
     r = attribution.relevant(o, time_limit=time_limit, clock="cpu")
     rec = {"relevant": r.features, "complete": r.complete, "method": r.method,
@@ -168,10 +185,19 @@ def audit_instance(o, x, fns: dict, formal: list[str], time_limit: float) -> dic
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai import oracles, verify
+    from fxai.attribution import heuristic
+    from fxai.data.prepared import finite_domains, load
+    from fxai.models import check_features
+    from fxai.models import load as load_model
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared,
                       f"prepared table of {args.dataset}")
     model = load_input(lambda p: load_model(p, data.n_features), args.model, "model")
+    check_features(model, args.model, data.n_features, Path(args.prepared) / f"{args.dataset}.csv")
     doms = finite_domains(data.domains)
     names = [d["name"] for d in data.domains]
     space, ids, points = plan(args, data, doms)

@@ -15,14 +15,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-
-from fxai.attribution.measures import FLAGS
 from fxai.files import write_atomic
-from fxai.report.tables import write_table
 from fxai.runfile import iter_records
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 CAPTION = ("Attribution scores against formal ground truth (relevancy: a feature is in some "
            "AXp), one row per (model family, dataset, score). *instances*: with verified, "
@@ -46,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def rows_of(rec: dict) -> Iterable[dict]:
     """The tidy rows (one per score) of one audit-run record."""
+    from fxai.attribution.measures import FLAGS
+
     truth = rec.get("status") == "done" and bool(rec.get("verified"))
     base = {"family": rec["model"], "dataset": rec["dataset"], "instance": rec["instance"],
             "points": rec.get("points"), "prediction": rec.get("prediction"),
@@ -70,6 +72,8 @@ def _pct(col: pd.Series) -> float:
 
 def summarise(tidy: pd.DataFrame) -> pd.DataFrame:
     """One row per (family, dataset, score) of the tidy table (see the module)."""
+    import pandas as pd
+
     out = []
     done = tidy[tidy.get("skipped", pd.Series(index=tidy.index, dtype=object)).isna()]
     for (fam, ds, score), g in done.groupby(["family", "dataset", "score"], sort=True):
@@ -87,6 +91,11 @@ def summarise(tidy: pd.DataFrame) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+    import pandas as pd
+
+    from fxai.report.tables import write_table
+
     rows = [row for path in args.runs for rec in iter_records(path) for row in rows_of(rec)]
     tidy = pd.DataFrame(rows)
     out = Path(args.out_dir)

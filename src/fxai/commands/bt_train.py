@@ -11,11 +11,8 @@ from __future__ import annotations
 import argparse
 import logging
 
-import numpy as np
-
 from fxai.argtypes import count, positive, positive_int
-from fxai.data.prepared import load_train_test
-from fxai.models import boosted
+from fxai.errors import DataError
 
 LOG = logging.getLogger("fxai.bt_train")
 
@@ -26,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trees", type=positive_int, required=True,
                    help="boosting rounds (n_estimators)")
     p.add_argument("--depth", type=positive_int, required=True, help="max_depth")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--seed", type=count, required=True, help="the workflow's seed")
     p.add_argument("--learning-rate", type=positive, default=0.3)
     p.add_argument("--tree-method", default="exact", choices=["exact", "hist", "approx"])
     p.add_argument("--n-jobs", type=positive_int, default=1)
@@ -34,8 +31,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai.data.prepared import load_train_test
+    from fxai.models import boosted
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     prep, (Xtr, ytr), (Xte, yte) = load_train_test(args.data, args.split)
+    if not set(np.unique(prep.y).tolist()) <= {0, 1}:
+        raise DataError(f"{args.data}: bt-train needs a binary target coded 0/1, not the "
+                        f"classes {np.unique(prep.y).tolist()} (ensemble-train --family mbt "
+                        "trains a multi-class XGBoost model)")
     model = boosted.train(Xtr, ytr, args.trees, args.depth, seed=args.seed,
                           n_jobs=args.n_jobs, tree_method=args.tree_method,
                           learning_rate=args.learning_rate)

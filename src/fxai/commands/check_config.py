@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import argparse
 
-from fxai.data.config import load_config
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", help="config files (YAML), as given to --configfile")
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.data.config import load_config
+
     for path in args.files:
         load_config(path)
     return 0

@@ -11,20 +11,13 @@ import argparse
 import logging
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from fxai import explain, oracles, verify
 from fxai.argtypes import count, positive, positive_int, probability
-from fxai.data.prepared import finite_domains, load, load_split
-from fxai.data.split import pick_instance
-from fxai.explain.marco import CLOCKS
-from fxai.explain.paxp import approx_paxp
-from fxai.models import load as load_model
-from fxai.models import n_classes
-from fxai.oracles.base import Oracle
 from fxai.runfile import RunWriter, load_input
-from fxai.verify.paxp import check_approx_paxp, precision_counter
+
+if TYPE_CHECKING:
+    from fxai.oracles.base import Oracle
 
 LOG = logging.getLogger("fxai.cross_run")
 TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
@@ -35,12 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", required=True, choices=["nbc", "dt", "obdd", "bt", "rf", "mbt"])
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (test row ids)")
-    p.add_argument("--prepared", default="data/prepared")
+    p.add_argument("--prepared", required=True,
+                   help="folder of the prepared table <ds>.csv (data/prepared/<source>)")
     # no defaults: the workflow passes config cross.* and seed, whose schema states them
     p.add_argument("--instances", type=positive_int, required=True,
                    help="test instances (seeded sample)")
     p.add_argument("--time-limit", type=positive, required=True, help="seconds per MARCO run")
-    p.add_argument("--clock", choices=sorted(CLOCKS), required=True,
+    p.add_argument("--clock", choices=["cpu", "wall"], required=True,
                    help="the clock of the time limit and of every time recorded: process CPU "
                         "time or wall clock")
     p.add_argument("--delta", type=probability, required=True,
@@ -51,6 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def counts(o: Oracle) -> bool:
     """Does the oracle answer precision questions?"""
+    from fxai.oracles.base import Oracle
+
     return type(o).precision is not Oracle.precision
 
 
@@ -61,6 +57,10 @@ def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "c
     One entailment call on the whole instance first primes the oracle (e.g. compiled
     code) outside the clock, as the reference code's dummy call does.
     """
+    from fxai import explain
+    from fxai.explain.marco import CLOCKS
+    from fxai.explain.paxp import approx_paxp
+
     now = CLOCKS[clock]
 
     def timed(fn):
@@ -118,6 +118,9 @@ def verify_record(res: dict, model, x, domains) -> bool:
     the algorithm's own precision, if any, must match). Adds to the ApproxPAXp record the
     checked ``precision`` (exact, or the midpoint of a bracket of half-width
     ``precision_err``) and its ``verified`` (None: too close to δ to decide)."""
+    from fxai import verify
+    from fxai.verify.paxp import check_approx_paxp, precision_counter
+
     axps, cxps = explained(res)
     ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains)
     ok = all(ok_a) and all(ok_c)
@@ -133,11 +136,20 @@ def verify_record(res: dict, model, x, domains) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai import oracles
+    from fxai.data.prepared import finite_domains, load, load_split
+    from fxai.data.split import pick_instance
+    from fxai.models import check_features, n_classes
+    from fxai.models import load as load_model
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared,
                       f"prepared table of {args.dataset}")
     model = load_input(lambda p: load_model(p, data.n_features, family=args.family), args.model,
                        f"{args.family} model")
+    check_features(model, args.model, data.n_features, Path(args.prepared) / f"{args.dataset}.csv")
     doms = finite_domains(data.domains)
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]

@@ -16,15 +16,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fxai.commands.cross_run import TARGETS
 from fxai.errors import DataError
-from fxai.report.tables import write_table
 from fxai.runfile import iter_run
 from fxai.version import stamped
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 CLOCK_NAMES = {"cpu": "CPU", "wall": "wall-clock"}
 CAPTION = ("Every algorithm on every model family (beyond the papers), one row per (model "
@@ -50,6 +51,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _mean(values) -> float:
+    import numpy as np
+
     vals = [v for v in values if v is not None]
     return float(np.mean(vals)) if vals else float("nan")
 
@@ -103,6 +106,8 @@ def summarise(records: Iterable[dict]) -> dict:
 
 def _ms(v: float | None) -> str:
     """Milliseconds to 3 significant digits (whole numbers from 100 on)."""
+    import pandas as pd
+
     if v is None or pd.isna(v):
         return ""
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
@@ -125,6 +130,10 @@ def narrow(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from fxai.report.tables import write_table
+
     rows, versions, clocks, limits = [], [], set(), set()
     for path in args.runs:
         head, records = iter_run(path, "cross-run")

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from fxai.data.prepare import DEFAULT_ORDER
-from fxai.data.registry import load_registry
-from fxai.data.table import datasets_table
-from fxai.report.tables import write_table
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("datasets", nargs="*", help="registry names")
-    p.add_argument("--registry", default="config/datasets.yaml")
+    # no defaults: the workflow passes config data.registry and data.source_order
+    p.add_argument("--registry", required=True, help="dataset registry YAML (data.registry)")
     p.add_argument("--prepared", default="data/prepared",
                    help="root of the per-source folders <prepared>/<source>/<ds>.csv")
     p.add_argument("--raw-root", default="data/raw")
-    p.add_argument("--source-order", default=",".join(DEFAULT_ORDER))
+    p.add_argument("--source-order", required=True,
+                   help="comma-separated preference among files, embedded, generated")
     p.add_argument("--unavailable", nargs="*", default=[],
                    help="datasets whose raw files are not available (listed as such)")
     p.add_argument("--user", nargs="*", default=[],
@@ -25,6 +22,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.data.registry import load_registry
+    from fxai.data.table import datasets_table
+    from fxai.report.tables import write_table
+
     table = datasets_table(args.datasets, load_registry(args.registry), args.prepared,
                            args.raw_root, args.source_order.split(","), args.unavailable, args.user)
     write_table(table, "datasets", args.out_dir,

@@ -15,12 +15,9 @@ import os
 import platform
 from pathlib import Path
 
-import numpy as np
-
 from fxai.argtypes import count, positive_int
-from fxai.data.prepared import load_train_test
+from fxai.errors import DataError
 from fxai.files import temp_beside, write_atomic
-from fxai.models import boosted, forest, scores
 
 LOG = logging.getLogger("fxai.ensemble_train")
 
@@ -32,14 +29,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trees", type=positive_int, required=True,
                    help="trees (rf) or boosting rounds, one tree per class each (mbt)")
     p.add_argument("--depth", type=positive_int, required=True, help="max_depth")
-    p.add_argument("--seed", type=count, default=0)
+    p.add_argument("--seed", type=count, required=True, help="the workflow's seed")
     p.add_argument("--out", required=True,
                    help="results/<profile>/models/rf/<ds>.joblib or models/mbt/<ds>.json")
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai.data.prepared import load_train_test
+    from fxai.models import boosted, forest, scores
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     prep, (Xtr, ytr), (Xte, yte) = load_train_test(args.data, args.split)
+    if args.family == "mbt" and len(np.unique(prep.y)) < 3:
+        raise DataError(f"{args.data}: --family mbt (multi:softprob) needs three or more "
+                        f"classes, not {np.unique(prep.y).tolist()} (bt-train trains a binary "
+                        "XGBoost model)")
     if args.family == "rf":
         model = forest.train(Xtr, ytr, args.trees, args.depth, seed=args.seed)
         ens = forest.from_sklearn(model)

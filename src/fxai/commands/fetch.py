@@ -5,18 +5,19 @@ from __future__ import annotations
 import argparse
 import logging
 
-from fxai.data.fetch import fetch
-from fxai.data.registry import load_registry
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", help="registry name or alias")
-    p.add_argument("--registry", default="config/datasets.yaml")
+    p.add_argument("--registry", required=True,
+                   help="dataset registry YAML (config data.registry, e.g. config/datasets.yaml)")
     p.add_argument("--raw-root", default="data/raw")
     p.add_argument("--mirror", default=None, help="mirror directory ($FXAI_DATA_MIRROR wins)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.data.fetch import fetch
+    from fxai.data.registry import load_registry
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     reg = load_registry(args.registry)
     root = reg.root(args.dataset)

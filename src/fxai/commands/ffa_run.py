@@ -18,20 +18,17 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from fxai import explain, oracles
 from fxai.argtypes import count, nonnegative, positive, positive_int
-from fxai.data.prepared import load, load_split
-from fxai.data.split import pick_instance
 from fxai.errors import DataError
-from fxai.explain.marco import CLOCKS
 from fxai.files import write_atomic
-from fxai.models import load as load_model
-from fxai.oracles.base import Oracle
 from fxai.runfile import Partial, Progress, make_header
 from fxai.version import code_version
+
+if TYPE_CHECKING:
+    from fxai import explain
+    from fxai.oracles.base import Oracle
 
 LOG = logging.getLogger("fxai.ffa_run")
 METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
@@ -46,13 +43,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", choices=sorted(METHODS), required=True)
     p.add_argument("--time-limit", type=positive, required=True, help="seconds (per instance)")
     p.add_argument("--out", required=True, help="run record (JSON); events stream to <out>.partial")
-    p.add_argument("--seed", type=count, default=0, help="seed of the instance permutation")
-    p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+    # no defaults: the workflow passes seed, config ffa.clock and ffa.switch.* (the schema
+    # states them)
+    p.add_argument("--seed", type=count, required=True, help="seed of the instance permutation")
+    p.add_argument("--clock", choices=["cpu", "wall"], required=True,
                    help="time stamps: process CPU time (as the reference code) or wall clock")
-    p.add_argument("--window", type=positive_int, default=50, help="MARCO-S sliding window w")
-    p.add_argument("--alpha", type=positive, default=2.0, help="MARCO-S gap ratio, condition (6)")
-    p.add_argument("--eps", type=nonnegative, default=1.0, help="MARCO-S stability, condition (7)")
-    p.add_argument("--switch-variant", choices=["paper", "code"], default="paper")
+    p.add_argument("--window", type=positive_int, required=True,
+                   help="MARCO-S sliding window w")
+    p.add_argument("--alpha", type=positive, required=True,
+                   help="MARCO-S gap ratio, condition (6)")
+    p.add_argument("--eps", type=nonnegative, required=True,
+                   help="MARCO-S stability, condition (7)")
+    p.add_argument("--switch-variant", choices=["paper", "code"], required=True)
     p.add_argument("--unit-cxps", action="store_true",
                    help="test every feature alone as a CXp first (the reference --unit-mcs)")
 
@@ -62,6 +64,9 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
                  on_event: Callable[[list], None] | None = None) -> dict:
     """Enumerate with ``method``, passing each event ``[t, kind, features]`` to ``on_event``
     as it is found; return the result fields."""
+    from fxai import explain
+    from fxai.explain.marco import CLOCKS
+
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
     # prime the oracle outside the clock (compilation, caches), as the reference code does
@@ -103,6 +108,13 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai import explain, oracles
+    from fxai.data.prepared import load, load_split
+    from fxai.data.split import pick_instance
+    from fxai.models import load as load_model
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     out = Path(args.out)
     data_path = Path(args.data)
@@ -118,7 +130,11 @@ def run(args: argparse.Namespace) -> int:
     record = {"code_version": code_version(),  # first: provenance reads only a record's start
               "dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
               "k": args.instance, "x": x.tolist()}
-    o = oracles.for_model(model, x)
+    try:
+        o = oracles.for_model(model, x)
+    except ValueError as e:  # e.g. a model trained on another dataset
+        raise DataError(f"model {args.model} cannot explain row {row} of {args.data}: "
+                        f"{e}") from None
     record["prediction"] = np.asarray(o.prediction).item()
     rule = explain.SwitchRule(w=args.window, alpha=args.alpha, eps=args.eps,
                               variant=args.switch_variant)

@@ -8,10 +8,8 @@ import json
 import logging
 import time
 
-from fxai import verify
 from fxai.errors import DataError
 from fxai.files import read_json, write_atomic
-from fxai.models import load as load_model
 
 LOG = logging.getLogger("fxai.ffa_verify")
 
@@ -25,6 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_record(record: dict, model) -> dict:
     """The check fields of one run record: verified (None when there was nothing to check),
     counts, time."""
+    from fxai import verify
+
     out = {k: record.get(k) for k in ("dataset", "method", "instance", "k")}
     axps, cxps = record["axps"], record["cxps"]
     start, start_wall = time.process_time(), time.perf_counter()
@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         status = record.get("status") if isinstance(record, dict) else None
         raise DataError(f"{args.run}: status {status!r} is not a finished run (not a run "
                         "record of ffa-run, or of an older fxai?); delete it and rerun ffa-run")
+    from fxai.models import load as load_model
+
     model = load_model(args.model, n_features=len(record["x"]))
     check = check_record(record, model)
     write_atomic(args.out, json.dumps(check) + "\n")

@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fxai.version import stamped
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS = ("model", "dataset", "learner", "n_features", "features_used", "thresholds", "depth",
            "n_nodes", "n_leaves", "trees", "n_rules", "train_acc_pct", "test_acc_pct")
@@ -55,6 +57,8 @@ def row(meta_path: str | Path) -> dict:
 
 
 def build(metas: list[str]) -> pd.DataFrame:
+    import pandas as pd
+
     df = pd.DataFrame([row(m) for m in metas], columns=[*COLUMNS, "code_version"])
     return df.sort_values(["model", "dataset"], ignore_index=True)
 

@@ -6,17 +6,14 @@ from __future__ import annotations
 import argparse
 import logging
 import time
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive_int, probability
 from fxai.commands.nbc_train import read_prepared, read_split
-from fxai.explain.paxp import approx_paxp
-from fxai.models import nbc
-from fxai.oracles.nbc import NBCOracle
 from fxai.runfile import RunWriter, load_input
-from fxai.verify.nbc import PrecisionChecker, check_axp
-from fxai.verify.paxp import check_approx_paxp
+
+if TYPE_CHECKING:
+    from fxai.verify.nbc import PrecisionChecker
 
 log = logging.getLogger("fxai.nbc")
 
@@ -24,6 +21,8 @@ log = logging.getLogger("fxai.nbc")
 def pick_instances(test_ids: list[int], n: int, seed: int) -> list[int]:
     """The first ``n`` test rows of a permutation seeded by ``seed`` (all when fewer); a
     larger ``n`` extends a smaller one's choice."""
+    import numpy as np
+
     perm = np.random.default_rng(seed).permutation(len(test_ids))
     return [int(test_ids[i]) for i in perm[:n]]
 
@@ -47,6 +46,10 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
     midpoint of a bracket of half-width ``precision_err``); an untrimmed AXp is verified by
     counting its precision 1.
     """
+    from fxai.explain.paxp import approx_paxp
+    from fxai.oracles.nbc import NBCOracle
+    from fxai.verify.paxp import check_approx_paxp
+
     rec: dict = {"delta": delta, "target": target, "trimmed": len(axp) > target}
     if not rec["trimmed"]:
         o = NBCOracle(model, x, decimals)
@@ -82,6 +85,9 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
 
 
 def explain_instance(model, ds: str, row: int, x, deltas, targets, decimals: int) -> dict:
+    from fxai.oracles.nbc import NBCOracle
+    from fxai.verify.nbc import PrecisionChecker, check_axp
+
     t0 = time.perf_counter()
     o = NBCOracle(model, x, decimals)
     axp = o.axp()
@@ -116,9 +122,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.models import nbc
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     X, _, _, name = load_input(read_prepared, args.data, "prepared table")
-    _, test_ids = load_input(read_split, args.split, "split")
+    _, test_ids = load_input(lambda p: read_split(p, len(X)), args.split, "split")
     model = load_input(nbc.load, args.model, "NBC model")
     rows = pick_instances(test_ids, args.instances, args.seed)
     settings = {"deltas": args.deltas, "targets": args.targets, "decimals": args.decimals}

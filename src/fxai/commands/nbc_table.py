@@ -5,12 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from fxai.errors import DataError
 from fxai.files import read_json
-from fxai.report.tables import write_table
 from fxai.runfile import iter_run
 from fxai.version import stamped
 
@@ -19,6 +15,8 @@ CAPTION = ("Table 7 of the NBC paper: AXp and ApproxPAXp length, precision (real
 
 
 def _mean_sd(values) -> tuple[float, float]:
+    import numpy as np
+
     v = np.asarray(values, dtype=float)
     return (float(v.mean()), float(v.std())) if v.size else (float("nan"), float("nan"))
 
@@ -35,6 +33,8 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
     the instances whose AXp was longer than the target (the paper's convention; 0 when
     there is none). Precision is the real-valued model's, checked independently.
     """
+    import numpy as np
+
     done = [r for r in runs if r.get("status") == "done"]
     axp_len = [len(r["axps"][0]) for r in done]
     lm, ls = _mean_sd(axp_len)
@@ -85,6 +85,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from fxai.report.tables import write_table
+
     if len(args.runs) != len(args.models):
         raise SystemExit("--runs and --models must list the same datasets in the same order")
     heads, rows, head_versions, row_versions = [], [], [], []

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive
-from fxai.data import prepared
-from fxai.models import nbc
+from fxai.errors import DataError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger("fxai.nbc")
 
@@ -20,19 +21,24 @@ def read_prepared(csv: str | Path) -> tuple[np.ndarray, np.ndarray, list[int], s
 
     The NBC needs every feature categorical, binary or discretised, and two or more classes.
     """
+    from fxai.data import prepared
+
     csv = Path(csv)
     p = prepared.load(csv.stem, csv.parent)
     numeric = [f["name"] for f in p.domains if f["type"] == "numeric"]
     if numeric:
-        raise ValueError(f"{csv}: the NBC needs categorical/discretised features; numeric: "
+        raise DataError(f"{csv}: the NBC needs categorical/discretised features; numeric: "
                          f"{numeric[:5]} (use a discretised variant of the dataset)")
     if len(p.classes) < 2:
-        raise ValueError(f"{csv}: the NBC needs two or more classes; {len(p.classes)} found")
+        raise DataError(f"{csv}: the NBC needs two or more classes; {len(p.classes)} found")
     return p.X, p.y, [len(f["values"]) for f in p.domains], p.name
 
 
-def read_split(path: str | Path) -> tuple[list[int], list[int]]:
-    train, test = prepared.load_split(path)
+def read_split(path: str | Path, n_rows: int | None = None) -> tuple[list[int], list[int]]:
+    """``(train, test)`` row ids of a split file (checked against ``n_rows`` when given)."""
+    from fxai.data import prepared
+
+    train, test = prepared.load_split(path, n_rows)
     return [int(i) for i in train], [int(i) for i in test]
 
 
@@ -48,8 +54,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai.models import nbc
+
     X, y, sizes, name = read_prepared(args.data)
-    train_ids, test_ids = read_split(args.split)
+    train_ids, test_ids = read_split(args.split, len(y))
     model = nbc.train(X[train_ids], y[train_ids], sizes, alpha=args.alpha)
     binary = len(model.classes_) == 2
     scaled = nbc.XLC.from_categorical_nb(model).scaled(args.decimals) if binary else None

@@ -8,21 +8,34 @@ fxai report index --results results/default --out results/default/report/index.m
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib.util
 import logging
 import os
 from pathlib import Path
 
+from fxai.errors import DataError
 from fxai.files import read_json
-from fxai.report import figures, html
-from fxai.report.results import SECTIONS, natural_key, section_of
 
 LOG = logging.getLogger("fxai.report")
+
+
+def figure_names() -> list[str]:
+    """The keys of :data:`fxai.report.figures.FIGURES`, read from its source without importing
+    it (drawing needs matplotlib; parsing the command line does not)."""
+    spec = importlib.util.find_spec("fxai.report.figures")
+    for node in ast.parse(Path(spec.origin).read_text()).body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(getattr(t, "id", None) == "FIGURES" for t in targets):
+                return sorted(ast.literal_eval(k) for k in node.value.keys)
+    raise RuntimeError(f"{spec.origin}: no FIGURES dict")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", required=True)
     f = sub.add_parser("figure", help="draw one figure from results/<profile>/runs")
-    f.add_argument("name", choices=sorted(figures.FIGURES))
+    f.add_argument("name", choices=figure_names())
     f.add_argument("--results", required=True, help="results folder, e.g. results/default")
     f.add_argument("--out", help="output folder (default <results>/figures)")
     t = sub.add_parser("table-html", help="HTML page of a table (with fidelity, missing rows)")
@@ -51,6 +64,8 @@ def claims_by_name(claims: str | None) -> dict[str, list[str]]:
 
 def write_index(files: list[str], results: str, out: str, provenance: str | None,
                 claims: str | None = None) -> None:
+    from fxai.report.results import SECTIONS, natural_key, section_of
+
     root = Path(results)
     verdicts = claims_by_name(claims)
     lines = [f"# Results index: `{root}`", ""]
@@ -90,9 +105,15 @@ def write_index(files: list[str], results: str, out: str, provenance: str | None
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     if args.action == "figure":
+        from fxai.report import figures
+
+        if not Path(args.results).is_dir():
+            raise DataError(f"results folder {args.results} does not exist (--results)")
         paths = figures.make_figure(args.name, args.results, args.out)
         LOG.info("wrote %s", ", ".join(map(str, paths)))
     elif args.action == "table-html":
+        from fxai.report import html
+
         LOG.info("wrote %s", html.table_page(args.table, args.out))
     else:
         write_index(args.files, args.results, args.out, args.provenance, args.claims)

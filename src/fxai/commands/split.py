@@ -8,8 +8,6 @@ import logging
 from pathlib import Path
 
 from fxai.argtypes import count, fraction
-from fxai.data.prepared import load
-from fxai.data.split import write_split
 from fxai.errors import DataError
 
 
@@ -17,11 +15,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset")
     p.add_argument("--prepared", default="data/prepared", help="prepared tables directory")
     p.add_argument("--out", required=True, help="split JSON path")
-    p.add_argument("--test-size", type=fraction, default=0.2)
-    p.add_argument("--seed", type=count, default=0)
+    # no defaults: the workflow passes config data.test_size and seed (the schema states them)
+    p.add_argument("--test-size", type=fraction, required=True)
+    p.add_argument("--seed", type=count, required=True)
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.data.prepared import load
+    from fxai.data.split import write_split
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     p = load(args.dataset, args.prepared)  # checked against its recorded rows and sha256
     doc = json.loads((Path(args.prepared) / f"{args.dataset}.domains.json").read_text())

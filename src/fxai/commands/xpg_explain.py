@@ -13,17 +13,13 @@ import logging
 import math
 import time
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive, positive_int, share
-from fxai.data.prepared import finite_domains, load
-from fxai.explain.marco import CLOCKS, Marco
-from fxai.models import load as load_model
-from fxai.models.dtree import from_sklearn
-from fxai.oracles.xpg import XpGOracle
 from fxai.runfile import RunWriter, load_input
-from fxai.verify.xpg import BDDChecker, TreeChecker, check
+
+if TYPE_CHECKING:
+    import numpy as np
 
 LOG = logging.getLogger("fxai.xpg")
 
@@ -32,11 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", choices=("dt", "obdd"), required=True)
     p.add_argument("--dataset", required=True)
     p.add_argument("--model", required=True, help=".joblib (dt) or .bdd.json (obdd)")
-    p.add_argument("--prepared", default="data/prepared")
+    p.add_argument("--prepared", required=True,
+                   help="folder of the prepared table <ds>.csv (data/prepared/<source>)")
     p.add_argument("--out", required=True, help="run file (JSON Lines)")
     # no defaults: the workflow passes config xpg.* and seed, whose schema states them
     p.add_argument("--time-limit", type=positive, required=True, help="seconds per instance")
-    p.add_argument("--clock", choices=sorted(CLOCKS), required=True,
+    p.add_argument("--clock", choices=["cpu", "wall"], required=True,
                    help="the clock of the time limit and of the tables' time columns: process "
                         "CPU time (cpu_s, not slowed by a loaded machine) or wall clock (time_s)")
     p.add_argument("--max-rows-all", type=positive_int, required=True,
@@ -51,6 +48,8 @@ def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: in
     """Row ids of the distinct rows (first occurrence); a seeded ``fraction`` of them, rounded
     up, when more than ``max_rows_all`` (the reading of the XpG paper's rule that reproduces
     most published #TI, docs/fidelity.md); then at most ``cap`` of those (seeded), sorted."""
+    import numpy as np
+
     _, first = np.unique(X, axis=0, return_index=True)
     ids = np.sort(first)
     rng = np.random.default_rng(seed)
@@ -63,6 +62,9 @@ def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: in
 
 def _load_graph(family: str, path: str, data, doms):
     """``(model, graph)``: the sklearn tree and its XpG, or the OBDD and its XpG."""
+    from fxai.models import load as load_model
+    from fxai.models.dtree import from_sklearn
+
     model = load_model(path, data.n_features, family=family)
     if family == "dt":
         return model, from_sklearn(model, domains=doms)
@@ -77,6 +79,10 @@ def explain_row(family: str, model, graph, doms, x: list, time_limit: float,
     ``verified`` is None when nothing was found to check (e.g. a time limit hit before the
     first explanation); ``checked`` counts the explanations checked.
     """
+    from fxai.explain.marco import Marco
+    from fxai.oracles.xpg import XpGOracle
+    from fxai.verify.xpg import BDDChecker, TreeChecker, check
+
     t0, c0 = time.perf_counter(), time.process_time()
     o = XpGOracle(graph, x)
     m = Marco(o, target="axp", time_limit=time_limit, clock=clock)
@@ -103,6 +109,10 @@ def explain_row(family: str, model, graph, doms, x: list, time_limit: float,
 
 
 def explain_all(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from fxai.data.prepared import finite_domains, load
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared, "prepared table of "
                       f"{args.dataset}")

@@ -13,11 +13,14 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fxai.argtypes import positive_int, share
 from fxai.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")
 
@@ -26,14 +29,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--datasets", nargs="*", default=None,
                    help="only these (registry names); default: every prepared published one")
     p.add_argument("--references", nargs="+", default=["xpg_table2_dt", "xpg_table1_obdd"])
-    p.add_argument("--source-order", default="files,embedded,generated",
-                   help="data sources in order of preference, as the prepare step used them")
     p.add_argument("--prepared", default="data/prepared",
                    help="root of the per-source folders <prepared>/<source>/<ds>.csv")
     p.add_argument("--raw-root", default="data/raw")
-    p.add_argument("--registry", default="config/datasets.yaml")
-    p.add_argument("--max-rows-all", type=positive_int, default=1000)
-    p.add_argument("--fraction", type=share, default=0.3)
+    # no defaults: the workflow passes config data.source_order, data.registry,
+    # xpg.max_rows_all and xpg.fraction (the schema states them)
+    p.add_argument("--source-order", required=True,
+                   help="data sources in order of preference, as the prepare step used them")
+    p.add_argument("--registry", required=True, help="dataset registry YAML (data.registry)")
+    p.add_argument("--max-rows-all", type=positive_int, required=True)
+    p.add_argument("--fraction", type=share, required=True)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--name", default="xpg_instances")
 
@@ -48,6 +53,8 @@ def sample_size(n: int, max_rows_all: int, fraction: float, up: bool) -> int:
 def counts(ds: str, prepared: Path, raw_root: Path, registry,
            order: tuple[str, ...]) -> dict[str, int | None]:
     """Row counts of a dataset under each reading of "rows" (None: raw table unavailable)."""
+    import pandas as pd
+
     from fxai.data.prepare import raw_table, source_of
 
     table = pd.read_csv(prepared / f"{ds}.csv")
@@ -68,6 +75,8 @@ def counts(ds: str, prepared: Path, raw_root: Path, registry,
 
 
 def build(args: argparse.Namespace) -> pd.DataFrame:
+    import pandas as pd
+
     from fxai.data.prepare import source_dir
     from fxai.data.registry import load_registry
     from fxai.report.reference import load
@@ -107,6 +116,8 @@ def build(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from fxai.report.tables import write_table
 
     df = build(args)

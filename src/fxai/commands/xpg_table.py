@@ -17,15 +17,18 @@ the mean time over all instances (each timed-out one counted at the time limit).
 from __future__ import annotations
 
 import argparse
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from fxai.argtypes import positive_int
 from fxai.errors import DataError
 from fxai.files import read_json
 from fxai.runfile import iter_run
 from fxai.version import stamped
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
 
 TIME = {"cpu": "cpu_s", "wall": "time_s"}  # the record field of each clock
 
@@ -38,8 +41,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", required=True)
     p.add_argument("--reference", default=None, help="published table in data/reference/")
     p.add_argument("--max-instances", type=positive_int, default=None, help="cap used by the runs")
-    p.add_argument("--missing-reason", default="not run in this profile")
-    p.add_argument("--clock", choices=sorted(TIME), default="cpu",
+    # no defaults: the workflow passes config xpg.missing_reason and xpg.clock
+    p.add_argument("--missing-reason", required=True,
+                   help="why a published dataset without a run is missing")
+    p.add_argument("--clock", choices=sorted(TIME), required=True,
                    help="the clock the runs' time limit used (xpg.clock); a run file of "
                         "another clock is refused")
 
@@ -47,6 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def slim(record: dict) -> dict:
     """The numbers of one run record the table uses: status, verified, times, and per kind of
     explanation its count and mean length (the explanations and events are dropped)."""
+    import numpy as np
+
     out = {k: record[k] for k in ("status", "verified", "time_s", "cpu_s") if k in record}
     for key in ("axps", "cxps"):
         xs = record.get(key) or []
@@ -59,6 +66,8 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
               clock: str = "cpu", time_limit: float | None = None) -> dict:
     """One table row from the (slim) run records of one dataset and its model's meta; times
     on ``clock``, timed-out instances censored at ``time_limit`` (``time_avg_lb_s``)."""
+    import numpy as np
+
     records = [r if "n_axps" in r else slim(r) for r in records]
     nf = meta["n_features"]
     ok = [r for r in records if r["status"] == "done"]
@@ -128,6 +137,8 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
           clock: str | None = None) -> tuple[pd.DataFrame, list[set[str]]]:
     """The table (times on ``clock``; None: the runs' own) and, per row, the code versions
     of its run file and model."""
+    import pandas as pd
+
     if len(runs) != len(metas):
         raise SystemExit(f"{len(runs)} run files but {len(metas)} meta files")
     rows, versions = [], []
@@ -152,8 +163,11 @@ def build(runs: list[str], metas: list[str], family: str, cap: int | None,
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.report.reference import load
     from fxai.report.tables import write_table
 
+    if args.reference:
+        load(args.reference)  # a missing published table stops here, before anything is written
     df, versions = build(args.runs, args.metas, args.family, args.max_instances, args.clock)
     learners = sorted({read_json(m, "model meta file").get("learner", "?") for m in args.metas})
     what = "OBDDs (CN2 decision lists, dd)" if args.family == "obdd" else \
@@ -178,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _reasons(reference: str, have: set[str], why: str) -> dict[str, str]:
+    import pandas as pd
+
     from fxai.report.reference import reference_dir
     from fxai.report.tables import alias_map
 

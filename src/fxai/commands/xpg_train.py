@@ -13,43 +13,64 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-import joblib
-import numpy as np
-
 from fxai.argtypes import count, fraction, positive_int
-from fxai.data.prepared import finite_domains, load, load_split
-from fxai.models.dlist import learn_cn2
-from fxai.models.dtree import SIZED_METHODS, train_dt, train_dt_sized, tree_stats
-from fxai.models.obdd import OBDD
 from fxai.version import code_version
+
+#: (family, learner) -> the options it needs (the workflow passes them from config xpg.*)
+NEEDS = {("dt", "cart"): ("depths", "val_size"),
+         ("dt", "sized"): ("size_reference", "size_method"),
+         ("obdd", None): ("beam_width", "min_covered", "max_rule_length")}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", choices=("dt", "obdd"), required=True)
     p.add_argument("--dataset", required=True)
-    p.add_argument("--prepared", default="data/prepared", help="prepared data directory")
+    p.add_argument("--prepared", required=True,
+                   help="folder of the prepared table <ds>.csv (data/prepared/<source>)")
     p.add_argument("--split", required=True, help="split JSON (train/test row ids)")
     p.add_argument("--out-dir", required=True, help="writes <dataset>.* here")
-    p.add_argument("--seed", type=count, default=0)
-    p.add_argument("--depths", type=positive_int, nargs="+", default=[3, 4, 5, 6])
-    p.add_argument("--val-size", type=fraction, default=0.2)
-    p.add_argument("--learner", choices=("cart", "sized"), default="cart",
-                   help="dt: depth-tuned CART, or a tree of the published depth/#N")
-    p.add_argument("--size-reference", default="xpg_table2_dt",
+    # no defaults: the workflow passes seed and config xpg.dt.* / xpg.cn2.* (the schema states
+    # them); each family and learner needs its own (NEEDS)
+    p.add_argument("--seed", type=count, required=True)
+    p.add_argument("--learner", choices=("cart", "sized"),
+                   help="dt (required): depth-tuned CART, or a tree of the published depth/#N")
+    p.add_argument("--depths", type=positive_int, nargs="+", help="cart: candidate max depths")
+    p.add_argument("--val-size", type=fraction, help="cart: validation share of the training rows")
+    p.add_argument("--size-reference",
                    help="sized: published table (data/reference stem or CSV) with depth, n_nodes")
-    p.add_argument("--size-method", choices=SIZED_METHODS, default="leaves",
+    p.add_argument("--size-method", choices=("leaves", "prune"),
                    help="sized: max_leaf_nodes = (#N+1)/2, or cost-complexity pruning to #N")
-    p.add_argument("--beam-width", type=positive_int, default=10, help="CN2 beam width")
-    p.add_argument("--min-covered", type=positive_int, default=1, help="CN2 min covered examples")
-    p.add_argument("--max-rule-length", type=positive_int, default=5, help="CN2 max rule length")
+    p.add_argument("--beam-width", type=positive_int, help="obdd: CN2 beam width")
+    p.add_argument("--min-covered", type=positive_int, help="obdd: CN2 min covered examples")
+    p.add_argument("--max-rule-length", type=positive_int, help="obdd: CN2 max rule length")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Stop with a usage message when the family (and learner) lacks an option it needs."""
+    if args.family == "dt" and args.learner is None:
+        raise SystemExit("fxai xpg-train: error: --family dt needs --learner (cart or sized)")
+    learner = args.learner if args.family == "dt" else None
+    missing = [f"--{k.replace('_', '-')}" for k in NEEDS[args.family, learner]
+               if getattr(args, k) is None]
+    if missing:
+        what = f"--family {args.family}" + (f" --learner {learner}" if learner else "")
+        raise SystemExit(f"fxai xpg-train: error: {what} needs {', '.join(missing)}")
 
 
 def train(args: argparse.Namespace) -> dict:
+    import joblib
+    import numpy as np
+
+    from fxai.data.prepared import finite_domains, load, load_split
+    from fxai.models.dlist import learn_cn2
+    from fxai.models.dtree import train_dt, train_dt_sized, tree_stats
+    from fxai.models.obdd import OBDD
+
+    check_options(args)
     data = load(args.dataset, args.prepared)
     train_ids, test_ids = load_split(args.split, n_rows=len(data.y))
     Xtr, ytr, Xte, yte = data.X[train_ids], data.y[train_ids], data.X[test_ids], data.y[test_ids]
-    out = Path(args.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out_dir)  # made once the model is trained: nothing left on an error
     doms = finite_domains(data.domains)
     t0 = time.perf_counter()
     meta: dict = {"dataset": args.dataset, "family": args.family, "seed": args.seed,
@@ -65,6 +86,7 @@ def train(args: argparse.Namespace) -> dict:
             clf, info = train_dt(Xtr, ytr, args.depths, args.val_size, args.seed)
             meta |= {"learner": "sklearn DecisionTreeClassifier (CART), depth tuned on validation",
                      "depths_tried": list(args.depths), **info}
+        out.mkdir(parents=True, exist_ok=True)
         joblib.dump(clf, out / f"{args.dataset}.joblib")
         meta |= {**tree_stats(clf),
                  "accuracy_train": float(clf.score(Xtr, ytr)),
@@ -79,6 +101,7 @@ def train(args: argparse.Namespace) -> dict:
         obdd = OBDD.from_decision_list(dl)
         if not np.array_equal(obdd.predict(data.X), dl.predict(data.X)):
             raise RuntimeError(f"{args.dataset}: the OBDD disagrees with its decision list")
+        out.mkdir(parents=True, exist_ok=True)
         dl.to_json(out / f"{args.dataset}.dlist.json")
         obdd.dump(out / f"{args.dataset}.bdd.json")
         meta |= {"learner": "Orange3 CN2Learner (ordered), compiled with dd.autoref, y=1",

@@ -11,6 +11,16 @@ import yaml
 from fxai.errors import DataError
 
 
+def yaml_error(e: yaml.YAMLError) -> str:
+    """A YAML error on one line: ``YAML syntax error at line L, column C: problem``."""
+    mark, start = getattr(e, "problem_mark", None), getattr(e, "context_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    what = getattr(e, "problem", None) or " ".join(str(e).split())
+    if start is not None and getattr(e, "context", None):
+        what += f" ({e.context} from line {start.line + 1})"
+    return f"YAML syntax error{where}: {what}"
+
+
 def load_config(path: str | Path) -> dict[str, Any]:
     """A config file's mapping; DataError naming the file, and the line and column of a YAML
     syntax error (snakemake's own message names neither)."""
@@ -20,13 +30,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
     except OSError as e:
         raise DataError(f"config file {path} cannot be read ({e.strerror}).") from None
     except yaml.YAMLError as e:
-        mark, start = getattr(e, "problem_mark", None), getattr(e, "context_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        what = getattr(e, "problem", None) or str(e)
-        if start is not None and getattr(e, "context", None):
-            what += f" ({e.context} from line {start.line + 1})"
-        raise DataError(f"config file {path}: YAML syntax error{where}: {what}; fix the file "
-                        "and rerun.") from None
+        raise DataError(f"config file {path}: {yaml_error(e)}; fix the file and rerun.") from None
     if not isinstance(doc, dict):
         raise DataError(f"config file {path} holds no mapping of keys (found "
                         f"{type(doc).__name__}); see config/config.yaml for the layout.")

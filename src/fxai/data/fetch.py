@@ -11,7 +11,6 @@ import hashlib
 import json
 import logging
 import os
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -69,14 +68,19 @@ def fetch_file(
     spec: dict[str, Any],
     dest_dir: Path,
     mirror: Path | None,
-    opener: Opener = urllib.request.urlopen,
+    opener: Opener | None = None,
     timeout: float = 60.0,
 ) -> dict[str, Any] | None:
     """Fetch one registry file spec; return its manifest record (None: optional and absent).
 
-    Tries the mirror first when one is set, otherwise the URLs in order. Raises FetchError
-    listing every attempt when none succeeds (an optional file is then skipped with a warning).
+    Tries the mirror first when one is set, otherwise the URLs in order (``opener``: default
+    ``urllib.request.urlopen``, imported only then). Raises FetchError listing every attempt
+    when none succeeds (an optional file is then skipped with a warning).
     """
+    if opener is None:
+        import urllib.request
+
+        opener = urllib.request.urlopen
     dest = dest_dir / spec["name"]
     tried: list[str] = []
     if mirror is not None:
@@ -130,7 +134,7 @@ def fetch(
     entry: dict[str, Any],
     raw_root: str | Path = "data/raw",
     mirror: str | Path | None = None,
-    opener: Opener = urllib.request.urlopen,
+    opener: Opener | None = None,
 ) -> Path:
     """Fetch every file of ``entry`` into ``raw_root/<ds>/`` and write its ``manifest.json``.
 

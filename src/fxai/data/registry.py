@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from fxai.data.config import yaml_error
 from fxai.errors import DataError
 
 SCHEMA_RELPATH = Path("workflow/schemas/datasets.schema.yaml")
@@ -90,7 +91,7 @@ def load_registry(path: str | Path = "config/datasets.yaml") -> Registry:
     except FileNotFoundError as e:
         raise DataError(f"dataset registry {path} does not exist (config data.registry).") from e
     except yaml.YAMLError as e:
-        raise DataError(f"dataset registry {path} is not valid YAML: {e}") from e
+        raise DataError(f"dataset registry {path} is not valid YAML: {yaml_error(e)}") from e
     schema = yaml.safe_load(_schema_path(path).read_text())
     try:
         jsonschema.validate(doc, schema)

@@ -88,6 +88,21 @@ def load(path: str | Path, n_features: int | None = None, family: str | None = N
         ) from e
 
 
+def check_features(model, path: str | Path, n_features: int, data: str | Path) -> None:
+    """A ModelError when the loaded ``model`` (from ``path``) was trained on another number of
+    features than the table ``data`` has (a model of another dataset); models that do not
+    record it (OBDDs) pass."""
+    if hasattr(model, "n_features_in_"):
+        n = int(model.n_features_in_)
+    elif hasattr(model, "num_features"):  # an XGBoost Booster
+        n = int(model.num_features())
+    else:
+        return
+    if n != n_features:
+        raise ModelError(f"model file {path} takes {n} features, the table {data} has "
+                         f"{n_features}: a model of another dataset?")
+
+
 def n_classes(model) -> int:
     """How many classes a loaded model tells apart (an OBDD, a binary XGBoost model: 2)."""
     if hasattr(model, "classes_"):
