@@ -17,9 +17,6 @@ import logging
 import shutil
 from pathlib import Path
 
-import numpy as np
-
-from fxai.data.prepared import load_train_test
 from fxai.errors import ModelError
 from fxai.files import write_atomic
 from fxai.models import load as load_model
@@ -80,6 +77,8 @@ def check(model, prep, path: str) -> None:
 
 def accuracy(model, X, y) -> float:
     """The model's own prediction against the prepared class codes ``y``."""
+    import numpy as np
+
     if len(y) == 0:
         return float("nan")
     if hasattr(model, "predict_proba"):  # scikit-learn: a class label, coded by its position
@@ -97,6 +96,8 @@ def accuracy(model, X, y) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from fxai.data.prepared import load_train_test
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     prep, (Xtr, ytr), (Xte, yte) = load_train_test(args.data, args.split)
     model = load_model(args.model, prep.n_features, family=args.family)

@@ -11,7 +11,6 @@ import argparse
 import json
 import logging
 
-from fxai.data.user import prepare_user
 from fxai.errors import DataError
 
 
@@ -27,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
         spec = json.loads(args.spec)
     except ValueError as e:
         raise DataError(f"--spec is not JSON: {e}") from e
+    from fxai.data.user import prepare_user
+
     out = prepare_user(spec, args.out_dir)
     logging.getLogger("fxai.user_prepare").info("%s: %s -> %s", spec["name"], spec["path"], out)
     return 0

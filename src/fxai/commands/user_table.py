@@ -11,11 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from fxai.errors import DataError
-from fxai.report.tables import write_table
 from fxai.runfile import iter_run
 from fxai.version import stamped
 
@@ -35,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def feature_rows(names: list[str], records: list[dict], family: str, ds: str) -> list[dict]:
     """One row per feature from one run file's records."""
+    import numpy as np
+
     ok = [r for r in records if r.get("status") != "error"]
     ffas = [r["results"]["ffa"]["exact"] for r in ok if "ffa" in r["results"]]
     verified = 100 * float(np.mean([bool(r.get("verified")) for r in records]))
@@ -50,6 +48,10 @@ def feature_rows(names: list[str], records: list[dict], family: str, ds: str) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from fxai.report.tables import write_table
+
     rows, versions = [], []
     for path in args.runs:
         head, records = iter_run(path, "cross-run")
