@@ -21,6 +21,7 @@ from fxai.explain.paxp import approx_paxp
 from fxai.models.nbc import XLC, NBCTables, train
 from fxai.oracles import nbc as nbc_oracle
 from fxai.oracles.nbc import NBCOracle
+from fxai.verify import nbc as nbc_verify
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
 from fxai.verify.nbc import PrecisionChecker, check_axp
 from fxai.verify.paxp import check_approx_paxp
@@ -258,7 +259,9 @@ def test_precision_checker_counts_and_brackets_against_predict(seed, n, k):
     """Past scikit-learn's predict on every completion (exact_limit=0): the enumeration in
     scikit-learn's arithmetic (in chunks of 4 points, so the outer loop runs) counts exactly
     what predict gives, the integer brackets of levels 0 and 1 (union bound for k > 2)
-    contain that count, and the checker's interval is the exact precision."""
+    contain that count, their refinements over parts of the completions (k > 2, no
+    enumeration) are nested and contain it, and the checker's interval is the exact
+    precision."""
     model, doms, x = random_nbc(seed, n, k, max_dom=4)
     bounds_only = PrecisionChecker(model, x, exact_limit=0, enum_limit=0)
     checker = PrecisionChecker(model, x, exact_limit=0)
@@ -269,6 +272,11 @@ def test_precision_checker_counts_and_brackets_against_predict(seed, n, k):
         for level in (0, 1):
             lo, hi, tot = bounds_only.counts(s, level)
             assert tot == total and lo <= want <= hi
+        for level in range(2, nbc_verify.REFINE_LEVELS + 1):  # refined: nested brackets
+            got = bounds_only.counts(s, level)
+            if got is not None:
+                assert lo <= got[0] <= want <= got[1] <= hi
+                lo, hi = got[:2]
         assert checker.interval(s) == (Fraction(want, total),) * 2
 
 

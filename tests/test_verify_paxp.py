@@ -137,11 +137,13 @@ def test_nbc_counts_modulo_coprime_moduli_equal_int64_counts(seed):
             assert crt.counts(s, level) == plain.counts(s, level)
 
 
-def test_multiclass_nbc_counts_exactly_and_says_undecided_past_every_limit():
+def test_multiclass_nbc_counts_exactly_and_says_undecided_past_every_limit(monkeypatch):
     """Three classes: exact by scikit-learn's predict on every completion, and by the
     enumeration in its arithmetic past that limit; past the enumeration limit too, the
-    union-bound bracket (4/27, 13/27) holds the precision 10/27, and a δ inside it gets no
+    union-bound bracket (4/27, 13/27) holds the precision 10/27, its refinement over parts
+    of the completions reaches it, and without refinement a δ inside the bracket gets no
     verdict (never a guess)."""
+    from fxai.verify import nbc
     from fxai.verify.nbc import PrecisionChecker
 
     rng = np.random.default_rng(0)
@@ -155,6 +157,9 @@ def test_multiclass_nbc_counts_exactly_and_says_undecided_past_every_limit():
         lo, hi = PrecisionChecker(model, x, exact_limit=exact_limit).interval({0})
         assert lo == hi == Fraction(10, 27)
     big = PrecisionChecker(model, x, exact_limit=0, enum_limit=0)
-    assert big.interval({0}) == (Fraction(4, 27), Fraction(13, 27))
+    assert big.counts({0}, 1) == (4, 13, 27)  # k = 12
+    assert big.interval({0}) == (Fraction(10, 27),) * 2 and big.at_least({0}, 0.4) is False
+    monkeypatch.setattr(nbc, "REFINE_LEVELS", 1)  # no refinement: levels 0 and 1 only
+    big = PrecisionChecker(model, x, exact_limit=0, enum_limit=0)
     assert big.at_least({0}, 0.4) is None and big.at_least({0}, 0.1) is True
     assert check_approx_paxp(big, None, {0}, 0.4)[0] is None

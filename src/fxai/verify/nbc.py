@@ -35,6 +35,10 @@ MAX_LEVEL = 13
 # free space of 2**24 points takes seconds), after ENUM_LEVEL brackets fail to decide
 ENUM_LIMIT = 2**24
 ENUM_LEVEL = 2
+# more classes and completions: the union-bound bracket refined over a partition of the
+# completions (PrecisionChecker._refined) at 2**-12, up to REFINE_PARTS · 2**(level - 2)
+# parts split per level, levels ENUM_LEVEL..REFINE_LEVELS
+REFINE_BITS, REFINE_PARTS, REFINE_LEVELS = 12, 16, 5
 
 
 def _predict_one(model: CategoricalNB, x) -> int:
@@ -155,6 +159,10 @@ class PrecisionChecker(PrecisionCounter):
         self.max_columns, self.enum_limit = max_columns, enum_limit
         self.moduli = _moduli(math.prod(len(d) for d in doms))
         self._hist: dict[tuple[int, int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
+        spread = [max(float(np.ptp(t[self.c] - t[j])) for j in self.rivals) if self.rivals
+                  else 0.0 for t in self.tables]
+        self.order = sorted(range(n), key=lambda i: -spread[i])
+        self._parts: dict[frozenset[int], list] = {}
 
     @staticmethod
     def _bounds(row1, row0, k: int, side: str) -> np.ndarray:
@@ -198,10 +206,11 @@ class PrecisionChecker(PrecisionCounter):
         return sum(s * (big // m) * pow(big // m, -1, m) for s, m in zip(sums, self.moduli,
                                                                           strict=True)) % big
 
-    def _bracket(self, fixed: set[int], free: frozenset[int], total: int,
+    def _bracket(self, assign: dict[int, int], free: frozenset[int], total: int,
                  k: int) -> tuple[int, int] | None:
-        """``(lower, upper)`` on the completions of class ``c`` from ``2**-k`` histograms;
-        None when a histogram exceeds ``max_columns``."""
+        """``(lower, upper)`` on the completions of class ``c`` with the features of
+        ``assign`` set to its values, from ``2**-k`` histograms; None when a histogram
+        exceeds ``max_columns``."""
         m = math.ceil(self.margin * 2.0**k)
         sure, possible = [], []
         for j in self.rivals:
@@ -211,8 +220,8 @@ class PrecisionChecker(PrecisionCounter):
                     return None
                 hist, offset = got
                 base = int(self._bounds(self.prior[self.c], self.prior[j], k, side)) + sum(
-                    int(self._bounds(self.tables[i][self.c][self.x[i]],
-                                     self.tables[i][j][self.x[i]], k, side)) for i in fixed)
+                    int(self._bounds(self.tables[i][self.c][v], self.tables[i][j][v], k,
+                                     side)) for i, v in assign.items())
                 # c surely beats j when L > m, possibly when U >= -m
                 first = (m + 1 if side == "L" else -m) - base - offset
                 out.append(self._tail(hist, first))
@@ -225,31 +234,73 @@ class PrecisionChecker(PrecisionCounter):
         then the first maximum (``argmax``) — the same roundings and tie rule as
         ``CategoricalNB.predict``, vectorised in chunks of at most ``chunk`` points (the
         leading free features are looped over, the others broadcast)."""
-        fixed = set(fixed)
-        free = [i for i in range(len(self.x)) if i not in fixed]
+        return self._enumerate({i: self.x[i] for i in fixed}, chunk)
+
+    def _enumerate(self, assign: dict[int, int], chunk: int = 2**18) -> int:
+        free = [i for i in range(len(self.x)) if i not in assign]
         split = 0
         while math.prod(len(self.domains[i]) for i in free[split:]) > chunk:
             split += 1
         outer, n_cls = free[:split], len(self.prior)
         same = 0
         for combo in itertools.product(*(self.domains[i] for i in outer)):
-            value = dict(zip(outer, combo, strict=True))
+            value = assign | dict(zip(outer, combo, strict=True))
             jll = np.zeros((1, n_cls))
             for i, t in enumerate(self.tables):
-                if i in fixed or i in value:
-                    jll = jll + t[:, value.get(i, self.x[i])]
+                if i in value:
+                    jll = jll + t[:, value[i]]
                 else:
                     jll = (jll[:, None, :] + t.T[None, :, :]).reshape(-1, n_cls)
             same += int(np.count_nonzero(np.argmax(jll + self.prior, axis=1) == self.c))
         return same
 
+    def _refined(self, fixed: set[int], level: int) -> tuple[int, int] | None:
+        """Many classes, too many completions to enumerate: the union-bound bracket summed
+        over a partition of the completions, refined by splitting the part with the widest
+        bracket on its next free feature (features in decreasing spread of their rival
+        differences, so parts at one depth share their histograms); parts of at most
+        ``exact_limit`` completions are enumerated. Each level splits up to
+        ``REFINE_PARTS · 2**(level - ENUM_LEVEL)`` more parts (the per-part clipping at 0
+        and the per-part minimum over the rivals tighten the sum)."""
+        key = frozenset(fixed)
+        if key not in self._parts:
+            free = frozenset(range(len(self.x))) - key
+            total = math.prod(len(self.domains[i]) for i in free)
+            got = self._bracket({i: self.x[i] for i in key}, free, total, REFINE_BITS)
+            if got is None:
+                return None
+            self._parts[key] = [({i: self.x[i] for i in key}, free, total, *got)]
+        parts = self._parts[key]
+        for _ in range(REFINE_PARTS * 2 ** (level - ENUM_LEVEL)):
+            widest = max(range(len(parts)), key=lambda p: parts[p][4] - parts[p][3])
+            assign, free, total, lo, hi = parts[widest]
+            if hi == lo:
+                break
+            del parts[widest]
+            if total <= max(self.exact_limit, 1):
+                same = self._enumerate(assign)
+                parts.append((assign, free, total, same, same))
+                continue
+            f = next(i for i in self.order if i in free)
+            sub, each = free - {f}, total // len(self.domains[f])
+            for v in self.domains[f]:
+                got = self._bracket(assign | {f: v}, sub, each, REFINE_BITS)
+                if got is None:
+                    return None
+                parts.append((assign | {f: v}, sub, each, *got))
+        return sum(p[3] for p in parts), sum(p[4] for p in parts)
+
     def family_counts(self, fixed: set[int], level: int) -> tuple[int, int] | None:
         free = frozenset(range(len(self.x))) - fixed
         total = math.prod(len(self.domains[i]) for i in free)
         enumerable = total <= self.enum_limit
-        got = None
-        if level <= MAX_LEVEL and not (enumerable and level >= ENUM_LEVEL):
-            got = self._bracket(fixed, free, total, 8 + 4 * level)
+        if enumerable and level >= ENUM_LEVEL:
+            same = self.enumerate_count(fixed)
+            return same, same
+        if len(self.rivals) > 1 and level >= ENUM_LEVEL:
+            return self._refined(fixed, level) if level <= REFINE_LEVELS else None
+        got = self._bracket({i: self.x[i] for i in fixed}, free, total, 8 + 4 * level) \
+            if level <= MAX_LEVEL else None
         if got is None and enumerable:
             same = self.enumerate_count(fixed)
             return same, same
