@@ -12,8 +12,9 @@ Works on the fitted scikit-learn ``CategoricalNB`` itself:
   differences with every log-probability rounded down / up to a multiple of ``2**-k`` and
   a margin for the rounding of scikit-learn's float64 sums (binary: tight; more classes:
   a union bound over the rival classes), and, while a bracket contains δ, counted exactly
-  by enumeration in scikit-learn's arithmetic up to ``ENUM_LIMIT`` completions; beyond,
-  no verdict (``None``) rather than a guess.
+  by enumeration in scikit-learn's arithmetic up to ``ENUM_LIMIT`` completions; beyond
+  (more classes), the bracket summed over a refined partition of the completions; if
+  that never decides, no verdict (``None``) rather than a guess.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ BRUTE_LIMIT = 2**16  # completions predicted one by one near a tie (a set's free
 # finest bracket 2**-60: beyond, the margin for scikit-learn's float64 sums dominates, so a
 # point that close to a tie stays undecided (no verdict) instead of refining for ever
 MAX_LEVEL = 13
-# PrecisionChecker: completions counted by enumeration in scikit-learn's arithmetic (a
-# free space of 2**24 points takes seconds), after ENUM_LEVEL brackets fail to decide
+# PrecisionChecker: completions counted by enumeration in scikit-learn's arithmetic (2**24
+# points: 0.9-2.1 CPU s with 3-7 classes), after ENUM_LEVEL brackets fail to decide
 ENUM_LIMIT = 2**24
 ENUM_LEVEL = 2
 # more classes and completions: the union-bound bracket refined over a partition of the
@@ -140,9 +141,10 @@ class PrecisionChecker(PrecisionCounter):
     the rounding band. More classes: a point is ``c`` only if ``c`` beats every rival, so
     ``#c ≤ min_j #(c possibly beats j)`` and, by the union bound on the rivals' wins,
     ``#c ≥ total - Σ_j #(c not surely beats j)`` — an approximation whose gap (the points
-    where two rivals both beat ``c``) refinement does not close; beyond ``enum_limit`` a
-    bracket that contains δ gives no verdict (None), never a guess. Histograms are cached
-    per (rival, k, side, free set) and extended feature by feature.
+    where two rivals both beat ``c``) a finer ``k`` does not close; beyond ``enum_limit``
+    it is summed over a refined partition of the completions (:meth:`_refined`), and a
+    bracket that still contains δ gives no verdict (None), never a guess. Histograms are
+    cached per (rival, k, side, free set) and extended feature by feature.
     """
 
     def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**16,
