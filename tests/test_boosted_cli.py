@@ -35,6 +35,7 @@ def test_train_bt_writes_model_and_meta(tmp_path):
                  "--seed", "1", "--out", str(out)]) == 0
     meta = json.loads((out.parent / "toy.meta.json").read_text())
     assert meta["trees"] == 5 and meta["depth"] == 2 and meta["seed"] == 1
+    assert meta["n_classes"] == 2
     assert meta["n_train_unique"] <= 81 and meta["accuracy_test"] > 0.9
     assert meta["versions"]["xgboost"] and meta["code_version"] == code_version()
     booster = B.load(out)

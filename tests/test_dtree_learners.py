@@ -75,6 +75,7 @@ def test_xpg_train_sized_reads_the_published_size_and_models_table(tmp_path):
     assert table.loc["dt-sized", "n_nodes"] == 13 and table.loc["dt-sized", "thresholds"] >= 1
     assert table.loc["dt", "learner"].startswith("sklearn DecisionTreeClassifier")
     assert 0 < table.loc["dt", "test_acc_pct"] <= 100
+    assert table.loc["dt", "n_classes"] == table.loc["dt-sized", "n_classes"] == 2
     ref.write_text("dataset,depth,n_nodes\nother,6,99\n")
     with pytest.raises(SystemExit, match="0 rows for dataset 'toy'"):
         main([*args, "--out-dir", str(tmp_path / "x"), "--learner", "sized",

@@ -8,6 +8,7 @@ import pytest
 from test_xpg_commands import write_prepared
 
 from fxai.cli import main
+from fxai.commands import models_table
 from fxai.models import load, model_path, n_classes
 from fxai.runfile import iter_records
 
@@ -26,6 +27,8 @@ def test_train_then_cross_run(tmp_path, family):
                  "--out", str(out)]) == 0
     meta = json.loads(out.with_name("toy3.meta.json").read_text())
     assert meta["n_classes"] == 3 and meta["trees"] == 6 and meta["accuracy_test"] > 0.5
+    row = models_table.row(out.with_name("toy3.meta.json"))  # the models table's classes
+    assert row["n_classes"] == 3 and row["model"] == family
     model = load(out)
     assert n_classes(model) == 3
     runs = tmp_path / "cross.jsonl"

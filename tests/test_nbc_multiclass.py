@@ -8,6 +8,7 @@ enumerated and a sound bracket (union bound) beyond.
 """
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from fxai.explain.paxp import approx_paxp
 from fxai.models.nbc import XLC, NBCTables, train
 from fxai.oracles import nbc as nbc_oracle
 from fxai.oracles.nbc import NBCOracle
+from fxai.verify import nbc as nbc_verify
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps, is_axp, is_cxp
 from fxai.verify.nbc import PrecisionChecker, check_axp
 from fxai.verify.paxp import check_approx_paxp
@@ -242,3 +244,69 @@ def test_rounding_band_bounds_every_float_error(seed, n, k):
                                                                       strict=True))
             assert abs(sk - exact) <= band / 2
             assert abs(Fraction(xlc) - exact) <= band / 2
+
+
+def sklearn_count(model, doms, x, fixed) -> int:
+    """Completions of ``fixed`` that scikit-learn's own predict gives ``x``'s class."""
+    pts = grid(doms)
+    pts = pts[np.all(pts[:, sorted(fixed)] == np.asarray(x)[sorted(fixed)], axis=1)]
+    return int(np.count_nonzero(model.predict(pts) == model.predict([x])[0]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 7), k=st.integers(2, 5))
+def test_precision_checker_counts_and_brackets_against_predict(seed, n, k):
+    """Past scikit-learn's predict on every completion (exact_limit=0): the enumeration in
+    scikit-learn's arithmetic (in chunks of 4 points, so the outer loop runs) counts exactly
+    what predict gives, the integer brackets of levels 0 and 1 (union bound for k > 2)
+    contain that count, their refinements over parts of the completions (k > 2, no
+    enumeration) are nested and contain it, and the checker's interval is the exact
+    precision."""
+    model, doms, x = random_nbc(seed, n, k, max_dom=4)
+    bounds_only = PrecisionChecker(model, x, exact_limit=0, enum_limit=0)
+    checker = PrecisionChecker(model, x, exact_limit=0)
+    for s in subsets(n, np.random.default_rng(seed + 1), 6) + [set(), set(range(n))]:
+        want = sklearn_count(model, doms, x, s)
+        assert checker.enumerate_count(s, chunk=4) == want
+        total = int(np.prod([doms[i] for i in range(n) if i not in s]))
+        for level in (0, 1):
+            lo, hi, tot = bounds_only.counts(s, level)
+            assert tot == total and lo <= want <= hi
+        for level in range(2, nbc_verify.REFINE_LEVELS + 1):  # refined: nested brackets
+            got = bounds_only.counts(s, level)
+            if got is not None:
+                assert lo <= got[0] <= want <= got[1] <= hi
+                lo, hi = got[:2]
+        assert checker.interval(s) == (Fraction(want, total),) * 2
+
+
+@pytest.mark.parametrize(("seed", "k"), [(112, 2), (2, 2), (11, 3), (5, 3)])
+def test_precision_enumeration_follows_predict_at_exact_ties(seed, k):
+    """Mirrored counts (exact ties in real arithmetic, decided by float rounding and the
+    first-index rule): the enumeration counts what predict gives for every fixed set."""
+    n = 6 if k == 2 else 4
+    model, doms = mirrored(seed, n, k), [k] * n
+    pts = grid(doms)
+    jll = NBCTables.from_categorical_nb(model).joint_log_likelihood(pts)
+    ties = np.isclose(jll.max(axis=1, keepdims=True), jll, rtol=0, atol=1e-12).sum(1) > 1
+    every = [set(c) for r in range(n + 1) for c in itertools.combinations(range(n), r)]
+    for x in pts[ties][:6].tolist():
+        checker = PrecisionChecker(model, x, exact_limit=0)
+        for s in every:
+            assert checker.enumerate_count(s, chunk=8) == sklearn_count(model, doms, x, s)
+
+
+def test_multiclass_precision_above_2_16_points_is_decided_exactly():
+    """Three classes, 17 binary features (2**17 completions of the empty set, past the
+    old 2**16 enumeration limit, where the checker said None): precision ≥ δ is decided
+    exactly at δ = the precision itself and one point above it (no bracket can decide
+    that), as scikit-learn's predict counts over all 2**17 points."""
+    model, doms, x = random_nbc(3, 17, 3, max_dom=2)
+    assert doms == [2] * 17
+    want = sklearn_count(model, doms, x, set())
+    assert 0 < want < 2**17
+    checker = PrecisionChecker(model, x)
+    assert checker.at_least(set(), want / 2**17) is True
+    assert checker.at_least(set(), (want + 1) / 2**17) is False
+    lo, hi = PrecisionChecker(model, x, enum_limit=0).interval(set())  # the union bound
+    assert lo <= Fraction(want, 2**17) <= hi

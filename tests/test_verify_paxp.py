@@ -137,9 +137,13 @@ def test_nbc_counts_modulo_coprime_moduli_equal_int64_counts(seed):
             assert crt.counts(s, level) == plain.counts(s, level)
 
 
-def test_multiclass_nbc_counts_by_enumeration_and_says_undecided_beyond():
-    """Three classes: exact by scikit-learn's predict on every completion; past the
-    enumeration limit there is no family count, so no verdict (never a guess)."""
+def test_multiclass_nbc_counts_exactly_and_says_undecided_past_every_limit(monkeypatch):
+    """Three classes: exact by scikit-learn's predict on every completion, and by the
+    enumeration in its arithmetic past that limit; past the enumeration limit too, the
+    union-bound bracket (4/27, 13/27) holds the precision 10/27, its refinement over parts
+    of the completions reaches it, and without refinement a δ inside the bracket gets no
+    verdict (never a guess)."""
+    from fxai.verify import nbc
     from fxai.verify.nbc import PrecisionChecker
 
     rng = np.random.default_rng(0)
@@ -148,8 +152,14 @@ def test_multiclass_nbc_counts_by_enumeration_and_says_undecided_beyond():
     x = [int(v) for v in X[0]]
     brute = BruteForceOracle(lambda p: model.predict(np.asarray(p)), [range(3)] * 4, x)
     p = brute.precision({0})
-    lo, hi = PrecisionChecker(model, x).interval({0})
-    assert float(lo) == float(hi) == p
-    big = PrecisionChecker(model, x, exact_limit=0)
-    assert big.interval({0}) == (0, 1) and big.at_least({0}, 0.5) is None
-    assert check_approx_paxp(big, None, {0}, 0.5)[0] is None
+    assert p == 10 / 27
+    for exact_limit in (2**16, 0):
+        lo, hi = PrecisionChecker(model, x, exact_limit=exact_limit).interval({0})
+        assert lo == hi == Fraction(10, 27)
+    big = PrecisionChecker(model, x, exact_limit=0, enum_limit=0)
+    assert big.counts({0}, 1) == (4, 13, 27)  # k = 12
+    assert big.interval({0}) == (Fraction(10, 27),) * 2 and big.at_least({0}, 0.4) is False
+    monkeypatch.setattr(nbc, "REFINE_LEVELS", 1)  # no refinement: levels 0 and 1 only
+    big = PrecisionChecker(model, x, exact_limit=0, enum_limit=0)
+    assert big.at_least({0}, 0.4) is None and big.at_least({0}, 0.1) is True
+    assert check_approx_paxp(big, None, {0}, 0.4)[0] is None

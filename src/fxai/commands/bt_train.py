@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from fxai.data.prepared import load_train_test
-    from fxai.models import boosted
+    from fxai.models import boosted, n_classes
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     prep, (Xtr, ytr), (Xte, yte) = load_train_test(args.data, args.split)
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         "learning_rate": args.learning_rate,
         "tree_method": args.tree_method,
         "seed": args.seed,
+        "n_classes": n_classes(model),
         "n_features": prep.n_features,
         "n_used_features": len(ens.used_features),
         "n_leaves": int(sum(int(np.sum(t.left < 0)) for t in ens.trees)),

@@ -1,11 +1,11 @@
 """Table ``models``: one row per trained model of a profile, from the models' meta JSON.
 
-Columns: the model folder (``nbc``, ``dt``, ``dt-sized``, ``obdd``, ``bt``), dataset, learner,
-#features, features used (tested in some split; for an NBC, features with more than one
-value), distinct (feature, threshold) splits (trees, ensembles), depth, node and leaf
-counts, trees (ensembles), rules (decision lists) and training/test accuracy (%). A value a
-model family does not have is empty. Models trained by several code versions add a
-``code_version`` column (docs/results.md).
+Columns: the model folder (``nbc``, ``dt``, ``dt-sized``, ``obdd``, ``bt``, ``rf``, ``mbt``),
+dataset, learner, number of classes, #features, features used (tested in some split; for an
+NBC, features with more than one value), distinct (feature, threshold) splits (trees,
+ensembles), depth, node and leaf counts, trees (ensembles), rules (decision lists) and
+training/test accuracy (%). A value a model family does not have is empty. Models trained
+by several code versions add a ``code_version`` column (docs/results.md).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from fxai.version import stamped
 if TYPE_CHECKING:
     import pandas as pd
 
-COLUMNS = ("model", "dataset", "learner", "n_features", "features_used", "thresholds", "depth",
-           "n_nodes", "n_leaves", "trees", "n_rules", "train_acc_pct", "test_acc_pct")
+COLUMNS = ("model", "dataset", "learner", "n_classes", "n_features", "features_used",
+           "thresholds", "depth", "n_nodes", "n_leaves", "trees", "n_rules", "train_acc_pct",
+           "test_acc_pct")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,12 +43,13 @@ def row(meta_path: str | Path) -> dict:
         raise SystemExit(f"{path}: not a model meta file (no dataset / n_features)")
     learner = meta.get("learner") or meta.get("model") or meta.get("kind")
     if meta.get("family") in ("rf", "mbt"):
-        learner = f"{learner}, {meta['n_classes']} classes, {meta['trees']} trees of depth " \
+        learner = f"{learner}, {meta['trees']} trees of depth " \
                   f"{meta['depth']}" + (" per class" if meta["family"] == "mbt" else "")
     if meta.get("family") == "bt":
         learner = f"XGBoost, {meta['trees']} trees of depth {meta['depth']}"
     out = {"model": path.parent.name, "dataset": meta["dataset"], "learner": learner,
            "code_version": stamped(meta),
+           "n_classes": meta.get("n_classes", meta.get("classes")),  # NBC metas: classes
            "features_used": meta.get("features_used", meta.get("n_used_features"))}
     out |= {k: meta.get(k) for k in COLUMNS if k not in out and k in meta}
     for split in ("train", "test"):

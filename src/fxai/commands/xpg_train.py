@@ -89,6 +89,7 @@ def train(args: argparse.Namespace) -> dict:
         out.mkdir(parents=True, exist_ok=True)
         joblib.dump(clf, out / f"{args.dataset}.joblib")
         meta |= {**tree_stats(clf),
+                 "n_classes": len(clf.classes_),
                  "accuracy_train": float(clf.score(Xtr, ytr)),
                  "accuracy_test": float(clf.score(Xte, yte)),
                  "versions": _versions("scikit-learn", "numpy")}
@@ -107,7 +108,7 @@ def train(args: argparse.Namespace) -> dict:
         meta |= {"learner": "Orange3 CN2Learner (ordered), compiled with dd.autoref, y=1",
                  "cn2": {"beam_width": args.beam_width, "min_covered_examples": args.min_covered,
                          "max_rule_length": args.max_rule_length},
-                 "n_rules": len(dl.rules), "n_nodes": obdd.n_nodes,
+                 "n_classes": 2, "n_rules": len(dl.rules), "n_nodes": obdd.n_nodes,
                  "features_used": len(obdd.to_graph().used_features),
                  "accuracy_train": float(np.mean(dl.predict(Xtr) == ytr)),
                  "accuracy_test": float(np.mean(dl.predict(Xte) == yte)),

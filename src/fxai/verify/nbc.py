@@ -8,11 +8,13 @@ Works on the fitted scikit-learn ``CategoricalNB`` itself:
   feature also freed, for subset-minimality). Near a tie, where scikit-learn's float
   rounding decides, it is asked about every completion.
 * Precision (:class:`PrecisionChecker`): counted by scikit-learn's ``predict`` on every
-  completion when there are few, else (binary models) bracketed by exact integer counts of
-  the class-score difference with every log-probability rounded down / up to a multiple
-  of ``2**-k`` (refined while the bracket contains δ) and a margin for the rounding of
-  scikit-learn's own float64 sums; with more than two classes and more completions, no
-  verdict (``None``) rather than a guess.
+  completion when there are few; else bracketed by exact integer counts of the class-score
+  differences with every log-probability rounded down / up to a multiple of ``2**-k`` and
+  a margin for the rounding of scikit-learn's float64 sums (binary: tight; more classes:
+  a union bound over the rival classes), and, while a bracket contains δ, counted exactly
+  by enumeration in scikit-learn's arithmetic up to ``ENUM_LIMIT`` completions; beyond
+  (more classes), the bracket summed over a refined partition of the completions; if
+  that never decides, no verdict (``None``) rather than a guess.
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ BRUTE_LIMIT = 2**16  # completions predicted one by one near a tie (a set's free
 # finest bracket 2**-60: beyond, the margin for scikit-learn's float64 sums dominates, so a
 # point that close to a tie stays undecided (no verdict) instead of refining for ever
 MAX_LEVEL = 13
+# PrecisionChecker: completions counted by enumeration in scikit-learn's arithmetic (2**24
+# points: 0.9-2.1 CPU s with 3-7 classes), after ENUM_LEVEL brackets fail to decide
+ENUM_LIMIT = 2**24
+ENUM_LEVEL = 2
+# more classes and completions: the union-bound bracket refined over a partition of the
+# completions (PrecisionChecker._refined) at 2**-12, up to REFINE_PARTS · 2**(level - 2)
+# parts split per level, levels ENUM_LEVEL..REFINE_LEVELS
+REFINE_BITS, REFINE_PARTS, REFINE_LEVELS = 12, 16, 5
 
 
 def _predict_one(model: CategoricalNB, x) -> int:
@@ -113,33 +123,48 @@ def check_axp(model: CategoricalNB, x, xp: Iterable[int]) -> bool:
 class PrecisionChecker(PrecisionCounter):
     """Exact precision counts of a ``CategoricalNB`` at ``x`` (:mod:`fxai.verify.paxp`).
 
-    Up to ``exact_limit`` completions: scikit-learn's ``predict`` on each. Beyond (binary
-    models only): the class-1 score difference ``S`` is a sum of float64 log-probabilities,
-    each an exact dyadic rational, so ``floor``/``ceil`` of ``p · 2**k`` bound every term by
-    integers (exactly: scaling by a power of two is exact) and give integers
-    ``L ≤ 2**k S ≤ U`` per point. scikit-learn sums each class's terms in float64, off by at
-    most ``m`` (``(n + 2) 2**-52`` times the summed magnitudes); a point is surely class 1
-    if ``L > 2**k m`` and surely class 0 if ``U < -2**k m``. Exact integer histograms of
-    ``L`` and ``U`` over the free features (beyond 2**62 points: modulo pairwise coprime
-    moduli, restored exactly by the Chinese remainder theorem) then bracket the count;
-    level ``j`` uses ``k = 8 + 4 j`` bits while a histogram stays within ``max_columns``
-    columns. Histograms are cached per (k, free set) and extended feature by feature.
+    Up to ``exact_limit`` completions: scikit-learn's ``predict`` on each. Beyond, per
+    level ``j`` an integer bracket with ``k = 8 + 4 j`` bits, then (up to ``enum_limit``
+    completions, from level ``ENUM_LEVEL`` on or when no bracket fits) an exact count by
+    enumeration in scikit-learn's own arithmetic (:meth:`enumerate_count`).
+
+    The bracket: for the predicted class ``c`` and a rival ``j`` the score difference
+    ``D = S_c - S_j`` is a sum of float64 log-probabilities, each an exact dyadic rational,
+    so ``floor``/``ceil`` of ``p · 2**k`` bound every term by integers (scaling by a power of
+    two is exact) and give integers ``L ≤ 2**k D ≤ U`` per point. scikit-learn sums each
+    class's terms in float64, off by at most ``m`` (``(n + 2) 2**-52`` times the summed
+    magnitudes); ``c`` surely beats ``j`` if ``L > 2**k m`` and surely loses (or ties) if
+    ``U < -2**k m``. Exact integer histograms of ``L`` and ``U`` over the free features
+    (beyond 2**62 points: modulo pairwise coprime moduli, restored exactly by the Chinese
+    remainder theorem) count both per rival, while a histogram stays within
+    ``max_columns`` columns. Binary models: the bracket is exact up to the points within
+    the rounding band. More classes: a point is ``c`` only if ``c`` beats every rival, so
+    ``#c ≤ min_j #(c possibly beats j)`` and, by the union bound on the rivals' wins,
+    ``#c ≥ total - Σ_j #(c not surely beats j)`` — an approximation whose gap (the points
+    where two rivals both beat ``c``) a finer ``k`` does not close; beyond ``enum_limit``
+    it is summed over a refined partition of the completions (:meth:`_refined`), and a
+    bracket that still contains δ gives no verdict (None), never a guess. Histograms are
+    cached per (rival, k, side, free set) and extended feature by feature.
     """
 
     def __init__(self, model: CategoricalNB, x, exact_limit: int = 2**16,
-                 max_columns: int = 2**22):
+                 max_columns: int = 2**22, enum_limit: int = ENUM_LIMIT):
         n = int(model.n_features_in_)
         doms = [list(range(t.shape[1])) for t in model.feature_log_prob_]
         super().__init__(model.predict, [int(v) for v in x], doms, range(n), exact_limit)
-        self.binary = len(model.classes_) == 2
         self.c = int(np.searchsorted(model.classes_, self.prediction))
+        self.rivals = [j for j in range(len(model.classes_)) if j != self.c]
         self.tables = [np.asarray(t, dtype=float) for t in model.feature_log_prob_]
         self.prior = np.asarray(model.class_log_prior_, dtype=float)
         size = abs(self.prior).sum() + sum(abs(t).max(axis=1).sum() for t in self.tables)
         self.margin = (n + 2) * 2.0**-52 * float(size)
-        self.max_columns = max_columns
+        self.max_columns, self.enum_limit = max_columns, enum_limit
         self.moduli = _moduli(math.prod(len(d) for d in doms))
-        self._hist: dict[tuple[int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
+        self._hist: dict[tuple[int, int, str, frozenset[int]], tuple[np.ndarray, int]] = {}
+        spread = [max(float(np.ptp(t[self.c] - t[j])) for j in self.rivals) if self.rivals
+                  else 0.0 for t in self.tables]
+        self.order = sorted(range(n), key=lambda i: -spread[i])
+        self._parts: dict[frozenset[int], list] = {}
 
     @staticmethod
     def _bounds(row1, row0, k: int, side: str) -> np.ndarray:
@@ -148,19 +173,20 @@ class PrecisionChecker(PrecisionCounter):
         out = np.floor(a) - np.ceil(b) if side == "L" else np.ceil(a) - np.floor(b)
         return out.astype(np.int64)
 
-    def _histogram(self, free: frozenset[int], k: int, side: str):
-        """``(counts, offset)``: ``counts[:, j]`` (one row per modulus) the number of
-        completions of ``free`` whose summed bound is ``offset + j``; None past
-        ``max_columns``."""
-        key = (k, side, free)
+    def _histogram(self, j: int, free: frozenset[int], k: int, side: str):
+        """``(counts, offset)`` for ``D = S_c - S_j``: ``counts[:, i]`` (one row per
+        modulus) the number of completions of ``free`` whose summed bound is ``offset + i``;
+        None past ``max_columns``."""
+        key = (j, k, side, free)
         if key in self._hist:
             return self._hist[key]
-        cached = [f for (kk, ss, f) in self._hist if (kk, ss) == (k, side) and f <= free]
+        cached = [f for (jj, kk, ss, f) in self._hist if (jj, kk, ss) == (j, k, side)
+                  and f <= free]
         start = max(cached, key=len, default=frozenset())
         one = np.ones((max(len(self.moduli), 1), 1), dtype=np.int64)
-        hist, offset = self._hist.get((k, side, start), (one, 0))
+        hist, offset = self._hist.get((j, k, side, start), (one, 0))
         for i in sorted(free - start):
-            q = self._bounds(self.tables[i][1], self.tables[i][0], k, side)
+            q = self._bounds(self.tables[i][self.c], self.tables[i][j], k, side)
             lo, width = int(q.min()), hist.shape[1]
             if width + int(q.max()) - lo > self.max_columns:
                 return None
@@ -182,27 +208,105 @@ class PrecisionChecker(PrecisionCounter):
         return sum(s * (big // m) * pow(big // m, -1, m) for s, m in zip(sums, self.moduli,
                                                                           strict=True)) % big
 
-    def family_counts(self, fixed: set[int], level: int) -> tuple[int, int] | None:
-        if not self.binary or level > MAX_LEVEL:
-            return None
-        k = 8 + 4 * level
-        free = frozenset(range(len(self.x))) - fixed
-        total = math.prod(len(self.domains[i]) for i in free)
+    def _bracket(self, assign: dict[int, int], free: frozenset[int], total: int,
+                 k: int) -> tuple[int, int] | None:
+        """``(lower, upper)`` on the completions of class ``c`` with the features of
+        ``assign`` set to its values, from ``2**-k`` histograms; None when a histogram
+        exceeds ``max_columns``."""
         m = math.ceil(self.margin * 2.0**k)
-        ones = []
-        for side in ("L", "U"):
-            got = self._histogram(free, k, side)
+        sure, possible = [], []
+        for j in self.rivals:
+            for side, out in (("L", sure), ("U", possible)):
+                got = self._histogram(j, free, k, side)
+                if got is None:
+                    return None
+                hist, offset = got
+                base = int(self._bounds(self.prior[self.c], self.prior[j], k, side)) + sum(
+                    int(self._bounds(self.tables[i][self.c][v], self.tables[i][j][v], k,
+                                     side)) for i, v in assign.items())
+                # c surely beats j when L > m, possibly when U >= -m
+                first = (m + 1 if side == "L" else -m) - base - offset
+                out.append(self._tail(hist, first))
+        return max(0, total - sum(total - s for s in sure)), min(possible)
+
+    def enumerate_count(self, fixed: Iterable[int], chunk: int = 2**18) -> int:
+        """The completions of ``fixed`` that scikit-learn predicts as ``c``, counted in its
+        own arithmetic: per point the joint log-likelihood summed in float64 feature by
+        feature from 0 (``jll += feature_log_prob_[i][:, v]``), plus ``class_log_prior_``,
+        then the first maximum (``argmax``) — the same roundings and tie rule as
+        ``CategoricalNB.predict``, vectorised in chunks of at most ``chunk`` points (the
+        leading free features are looped over, the others broadcast)."""
+        return self._enumerate({i: self.x[i] for i in fixed}, chunk)
+
+    def _enumerate(self, assign: dict[int, int], chunk: int = 2**18) -> int:
+        free = [i for i in range(len(self.x)) if i not in assign]
+        split = 0
+        while math.prod(len(self.domains[i]) for i in free[split:]) > chunk:
+            split += 1
+        outer, n_cls = free[:split], len(self.prior)
+        same = 0
+        for combo in itertools.product(*(self.domains[i] for i in outer)):
+            value = assign | dict(zip(outer, combo, strict=True))
+            jll = np.zeros((1, n_cls))
+            for i, t in enumerate(self.tables):
+                if i in value:
+                    jll = jll + t[:, value[i]]
+                else:
+                    jll = (jll[:, None, :] + t.T[None, :, :]).reshape(-1, n_cls)
+            same += int(np.count_nonzero(np.argmax(jll + self.prior, axis=1) == self.c))
+        return same
+
+    def _refined(self, fixed: set[int], level: int) -> tuple[int, int] | None:
+        """Many classes, too many completions to enumerate: the union-bound bracket summed
+        over a partition of the completions, refined by splitting the part with the widest
+        bracket on its next free feature (features in decreasing spread of their rival
+        differences, so parts at one depth share their histograms); parts of at most
+        ``exact_limit`` completions are enumerated. Each level splits up to
+        ``REFINE_PARTS · 2**(level - ENUM_LEVEL)`` more parts (the per-part clipping at 0
+        and the per-part minimum over the rivals tighten the sum)."""
+        key = frozenset(fixed)
+        if key not in self._parts:
+            free = frozenset(range(len(self.x))) - key
+            total = math.prod(len(self.domains[i]) for i in free)
+            got = self._bracket({i: self.x[i] for i in key}, free, total, REFINE_BITS)
             if got is None:
                 return None
-            hist, offset = got
-            base = int(self._bounds(self.prior[1], self.prior[0], k, side)) + sum(
-                int(self._bounds(self.tables[i][1][self.x[i]], self.tables[i][0][self.x[i]],
-                                 k, side)) for i in fixed)
-            # class 1 surely when L > m, possibly when U >= -m
-            first = (m + 1 if side == "L" else -m) - base - offset
-            ones.append(self._tail(hist, first))
-        lo1, hi1 = ones
-        return (lo1, hi1) if self.c == 1 else (total - hi1, total - lo1)
+            self._parts[key] = [({i: self.x[i] for i in key}, free, total, *got)]
+        parts = self._parts[key]
+        for _ in range(REFINE_PARTS * 2 ** (level - ENUM_LEVEL)):
+            widest = max(range(len(parts)), key=lambda p: parts[p][4] - parts[p][3])
+            assign, free, total, lo, hi = parts[widest]
+            if hi == lo:
+                break
+            del parts[widest]
+            if total <= max(self.exact_limit, 1):
+                same = self._enumerate(assign)
+                parts.append((assign, free, total, same, same))
+                continue
+            f = next(i for i in self.order if i in free)
+            sub, each = free - {f}, total // len(self.domains[f])
+            for v in self.domains[f]:
+                got = self._bracket(assign | {f: v}, sub, each, REFINE_BITS)
+                if got is None:
+                    return None
+                parts.append((assign | {f: v}, sub, each, *got))
+        return sum(p[3] for p in parts), sum(p[4] for p in parts)
+
+    def family_counts(self, fixed: set[int], level: int) -> tuple[int, int] | None:
+        free = frozenset(range(len(self.x))) - fixed
+        total = math.prod(len(self.domains[i]) for i in free)
+        enumerable = total <= self.enum_limit
+        if enumerable and level >= ENUM_LEVEL:
+            same = self.enumerate_count(fixed)
+            return same, same
+        if len(self.rivals) > 1 and level >= ENUM_LEVEL:
+            return self._refined(fixed, level) if level <= REFINE_LEVELS else None
+        got = self._bracket({i: self.x[i] for i in fixed}, free, total, 8 + 4 * level) \
+            if level <= MAX_LEVEL else None
+        if got is None and enumerable:
+            same = self.enumerate_count(fixed)
+            return same, same
+        return got
 
 
 def _moduli(total: int) -> list[int]:
