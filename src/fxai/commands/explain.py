@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import warnings
 from pathlib import Path
 
 from fxai.argtypes import positive
@@ -118,10 +119,13 @@ def run(args: argparse.Namespace) -> int:
     for i in range(len(rows)):
         x = rows.iloc[i].to_dict() if domains is not None or _named(model) else \
             rows.iloc[i].tolist()
-        try:
-            rec = explain_row(model, x, domains, args.time_limit, args.clock, columns)
-        except ValueError as e:
-            raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
+        with warnings.catch_warnings():  # the checkers pass arrays in the model's own column
+            # order (the instance was matched by name): scikit-learn's name warning is noise
+            warnings.filterwarnings("ignore", "X does not have valid feature names")
+            try:
+                rec = explain_row(model, x, domains, args.time_limit, args.clock, columns)
+            except ValueError as e:
+                raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
         out.append({"row": i + 1, **rec})
     if args.figures is not None:
         folder = Path(args.figures)
