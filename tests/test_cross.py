@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import xgboost as xgb
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
@@ -23,18 +24,29 @@ def _models(seed):
     nbc = CategoricalNB(min_categories=3).fit(X, y)
     dt = DecisionTreeClassifier(max_depth=4, random_state=seed).fit(X, y)
     bt = xgb.XGBClassifier(n_estimators=5, max_depth=2, n_jobs=1, random_state=seed).fit(X, y)
-    return X, doms, {"nbc": nbc, "dt": dt, "bt": bt}
+    rf = RandomForestClassifier(n_estimators=4, max_depth=3, random_state=seed).fit(X, y)
+    return X, doms, {"nbc": nbc, "dt": dt, "bt": bt, "rf": rf, "rfh": rf}
+
+
+def hard_vote(rf, P) -> np.ndarray:
+    """The first class with most votes of the trees' own predictions."""
+    votes = np.array([t.predict(np.asarray(P, dtype=float)) for t in rf.estimators_], dtype=int)
+    counts = np.stack([(votes == k).sum(axis=0) for k in range(len(rf.classes_))], axis=1)
+    return rf.classes_[counts.argmax(axis=1)]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("family", ["nbc", "dt", "bt"])
+@pytest.mark.parametrize("family", ["nbc", "dt", "bt", "rf", "rfh"])
 def test_every_algorithm_matches_brute_force(seed, family):
     X, doms, models = _models(seed)
     model = models[family]
+    vote = {"rf": "soft", "rfh": "hard"}.get(family)
     x = [int(v) for v in X[seed]]
-    o = oracles.for_model(model, x, domains=doms)
+    o = oracles.for_model(model, x, domains=doms, vote=vote)
     res = explain_instance(o, time_limit=30, delta=0.9)
-    brute = BruteForceOracle(lambda p: model.predict(np.asarray(p)), doms, x)
+    predict = (lambda p: hard_vote(model, p)) if vote == "hard" else \
+        (lambda p: model.predict(np.asarray(p)))
+    brute = BruteForceOracle(predict, doms, x)
     axps, cxps = all_axps(brute), all_cxps(brute)
     for name in ("marco-a", "marco-c", "marco-s"):
         assert res[name]["complete"]
@@ -44,7 +56,7 @@ def test_every_algorithm_matches_brute_force(seed, family):
     exact = {str(f): v for f, v in explain.ffa_from_axps(axps).items()}
     assert res["ffa"]["exact"] == pytest.approx(exact) and res["ffa"]["methods_agree"]
     assert res["ffa"]["route"] == ("duality" if family == "dt" else "marco")
-    assert verify_record(res, model, x, doms)
+    assert verify_record(res, model, x, doms, vote)
     if "approx_paxp" in res:
         p = res["approx_paxp"]
         assert brute.precision(p["features"]) >= 0.9 - 1e-9

@@ -39,3 +39,12 @@ def test_train_then_cross_run(tmp_path, family):
     recs = list(iter_records(runs))
     assert len(recs) == 2
     assert all(r["verified"] and r["n_classes"] == 3 and r["status"] == "done" for r in recs)
+    if family == "rf":  # rfh: the same forest file, explained and checked under the hard vote
+        assert model_path(tmp_path, "rfh", "toy3") == out
+        hard = tmp_path / "cross-hard.jsonl"
+        assert main(["cross-run", "--dataset", "toy3", "--family", "rfh", "--model", str(out),
+                     "--split", split, "--prepared", str(prep), "--instances", "2",
+                     "--time-limit", "5", "--clock", "cpu", "--delta", "0.95", "--seed", "0",
+                     "--out", str(hard)]) == 0
+        recs = list(iter_records(hard))
+        assert len(recs) == 2 and all(r["verified"] and r["model"] == "rfh" for r in recs)

@@ -1,6 +1,7 @@
 # Beyond the papers: every algorithm on every model family, on the models the other
 # parts train (NBC, DT, OBDD, BT) and on the tree ensembles trained here (RF: random
-# forests, MBT: multi-class XGBoost); see fxai.commands.cross_run.
+# forests, soft vote; RFH: the same forests, hard vote; MBT: multi-class XGBoost); see
+# fxai.commands.cross_run.
 CROSS = config["cross"]  # defaults filled by workflow/schemas/config.schema.yaml
 CROSS_FAMILIES = {
     "nbc": datasets_of("nbc"),
@@ -8,6 +9,7 @@ CROSS_FAMILIES = {
     "obdd": datasets_of("xpg", "obdd_datasets"),
     "bt": datasets_of("ffa") if CROSS["bt_datasets"] is None else CROSS["bt_datasets"],
     "rf": datasets_of("cross", "ensemble_datasets"),
+    "rfh": datasets_of("cross", "ensemble_datasets"),  # the rf forest, hard vote
     "mbt": datasets_of("cross", "ensemble_datasets"),
 }
 CROSS_RUNS = [
@@ -36,7 +38,7 @@ rule cross_run:
     output:
         f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
-        family="nbc|dt|obdd|bt|rf|mbt",
+        family="nbc|dt|obdd|bt|rf|rfh|mbt",
     params:
         instances=CROSS["instances"],
         time_limit=CROSS["time_limit"],

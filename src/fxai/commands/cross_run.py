@@ -25,7 +25,10 @@ TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", required=True)
-    p.add_argument("--family", required=True, choices=["nbc", "dt", "obdd", "bt", "rf", "mbt"])
+    p.add_argument("--family", required=True,
+                   choices=["nbc", "dt", "obdd", "bt", "rf", "rfh", "mbt"],
+                   help="rf: random forest, soft vote (scikit-learn's predict); rfh: the same "
+                        "forest file, hard vote (majority of the trees' votes)")
     p.add_argument("--model", required=True, help="model file the workflow saved")
     p.add_argument("--split", required=True, help="split JSON (test row ids)")
     p.add_argument("--prepared", required=True,
@@ -111,7 +114,7 @@ def explained(res: dict) -> tuple[list[tuple], list[tuple]]:
     return sorted(axps), sorted(cxps)
 
 
-def verify_record(res: dict, model, x, domains) -> bool:
+def verify_record(res: dict, model, x, domains, vote: str | None = None) -> bool:
     """Every AXp and CXp any algorithm reported, checked by the family's own checker; the
     ApproxPAXp by :func:`fxai.verify.paxp.check_approx_paxp` (a subset of the AXp,
     precision ≥ δ and below δ after any single removal, counted exactly and independently;
@@ -122,7 +125,7 @@ def verify_record(res: dict, model, x, domains) -> bool:
     from fxai.verify.paxp import check_approx_paxp, precision_counter
 
     axps, cxps = explained(res)
-    ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains)
+    ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains, vote=vote)
     ok = all(ok_a) and all(ok_c)
     if "approx_paxp" in res:
         p = res["approx_paxp"]
@@ -141,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     from fxai import oracles
     from fxai.data.prepared import finite_domains, load, load_split
     from fxai.data.split import pick_instance
-    from fxai.models import check_features, n_classes
+    from fxai.models import VOTES, check_features, n_classes
     from fxai.models import load as load_model
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -153,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     doms = finite_domains(data.domains)
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
+    vote = VOTES.get(args.family)  # a forest's vote rule; None: not a forest
     settings = {"dataset": args.dataset, "family": args.family, "time_limit": args.time_limit,
                 "clock": args.clock, "delta": args.delta}
     inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model}
@@ -163,10 +167,10 @@ def run(args: argparse.Namespace) -> int:
             rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x,
                    "n_classes": n_classes(model)}
             t0 = time.perf_counter()
-            o = oracles.for_model(model, x, domains=doms)
+            o = oracles.for_model(model, x, domains=doms, vote=vote)
             rec["prediction"] = np.asarray(o.prediction).item()
             rec["results"] = explain_instance(o, args.time_limit, args.delta, args.clock)
-            rec["verified"] = verify_record(rec["results"], model, x, doms)
+            rec["verified"] = verify_record(rec["results"], model, x, doms, vote)
             complete = all(rec["results"][n]["complete"] for n in TARGETS)
             rec["status"] = "done" if complete else "timeout"
             rec["time_s"] = time.perf_counter() - t0

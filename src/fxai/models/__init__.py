@@ -1,5 +1,6 @@
 """Model families and their files: nbc/dt/rf (joblib), obdd (fxai JSON node table), bt/mbt
-(XGBoost JSON; mbt: multi-class).
+(XGBoost JSON; mbt: multi-class). ``rfh`` is the ``rf`` forest read with the hard vote (the
+majority of the trees' votes, :data:`VOTES`): the same file, another model semantics.
 
 :func:`load` is the one way to read a model file back: a missing, truncated or foreign file
 raises :class:`ModelError` naming the file and what to do, never a bare library error.
@@ -12,17 +13,21 @@ from pathlib import Path
 from fxai.errors import ModelError
 
 FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json",
-            "rf": ".joblib", "mbt": ".json"}
+            "rf": ".joblib", "rfh": ".joblib", "mbt": ".json"}
+#: family -> a forest's vote rule (scikit-learn's predict is the soft vote)
+VOTES = {"rf": "soft", "rfh": "hard"}
+_FOLDER = {"rfh": "rf"}  # the hard-vote family reads the rf forest
 _WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
          "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)",
-         "rf": "random forest (joblib)", "mbt": "XGBoost (JSON)"}
+         "rf": "random forest (joblib)", "rfh": "random forest (joblib)",
+         "mbt": "XGBoost (JSON)"}
 
 
 def model_path(results: str | Path, family: str, ds: str) -> Path:
     """Where the workflow saves the ``family`` model of dataset ``ds``."""
     if family not in FAMILIES:
         raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILIES)}")
-    return Path(results) / "models" / family / f"{ds}{FAMILIES[family]}"
+    return Path(results) / "models" / _FOLDER.get(family, family) / f"{ds}{FAMILIES[family]}"
 
 
 def family_of(path: str | Path) -> str | None:
@@ -55,8 +60,8 @@ def _read(path: Path, family: str | None, n_features: int | None):
 
     model = joblib.load(path)
     forests = (RandomForestClassifier, ExtraTreesClassifier)
-    wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests}.get(
-        family, (CategoricalNB, DecisionTreeClassifier, *forests))
+    wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
+              "rfh": forests}.get(family, (CategoricalNB, DecisionTreeClassifier, *forests))
     if not isinstance(model, wanted):
         raise TypeError(f"it holds a {type(model).__name__}, not a "
                         + " or ".join(w.__name__ for w in wanted))
