@@ -108,6 +108,7 @@ RESULT_KEYS = {
     # (the audit keeps the boosted model of corral in the models table)
     "cross.bt_datasets": (["mux6"], ["cross_table", "report_provenance"]),
     "cross.ensemble_datasets": (["iris"], ["cross_table", "models_table", "report_provenance"]),
+    "cross.nbc_datasets": (["parity5+5"], ["cross_table", "models_table", "report_provenance"]),
     "cross.rf.trees": (10, ["cross_train_rf"]),
     "cross.rf.depth": (3, ["cross_train_rf"]),
     "cross.mbt.trees": (5, ["cross_train_mbt"]),

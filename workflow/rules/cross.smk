@@ -3,8 +3,12 @@
 # forests, soft vote; RFH: the same forests, hard vote; MBT: multi-class XGBoost); see
 # fxai.commands.cross_run.
 CROSS = config["cross"]  # defaults filled by workflow/schemas/config.schema.yaml
+# naive Bayes models of further (e.g. multi-class) sets, trained as the NBC part trains its own
+CROSS_NBC_EXTRA = [
+    ds for ds in datasets_of("cross", "nbc_datasets") if ds not in datasets_of("nbc")
+]
 CROSS_FAMILIES = {
-    "nbc": datasets_of("nbc"),
+    "nbc": datasets_of("nbc") + CROSS_NBC_EXTRA,
     "dt": datasets_of("xpg", "dt_datasets"),
     "obdd": datasets_of("xpg", "obdd_datasets"),
     "bt": datasets_of("ffa") if CROSS["bt_datasets"] is None else CROSS["bt_datasets"],

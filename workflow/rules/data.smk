@@ -48,6 +48,7 @@ def all_datasets():
         + datasets_of("ffa")
         + audit_datasets()
         + datasets_of("cross", "ensemble_datasets")
+        + datasets_of("cross", "nbc_datasets")
         + (REG.preparable if extra == "all" else list(extra))
     )
     for n in names:

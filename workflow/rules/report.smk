@@ -54,7 +54,8 @@ def _report_part_outputs():
 
 def report_model_metas():
     """The meta JSON of every model the active sections train (input of table models)."""
-    folders = [("nbc", NBC_DATASETS), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
+    nbc = NBC_DATASETS + [ds for ds in CROSS_NBC_EXTRA if ds in DATA_READY]
+    folders = [("nbc", nbc), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
     folders += [(m, datasets_of("cross", "ensemble_datasets")) for m in ("rf", "mbt")]
     folders += [("dt" if lr == "cart" else "dt-sized", XPG_DT) for lr in XPG_LEARNERS]
     folders += list(USER_FAMILIES.items())  # user.smk: the families trained on user datasets
