@@ -37,6 +37,7 @@ import argparse
 import contextlib
 import doctest
 import io
+import itertools
 import os
 import re
 import shlex
@@ -501,11 +502,16 @@ def test_pytest_command_names_existing_tests(c):
 
 @pytest.mark.parametrize("c", by_kind("script"), ids=str)
 def test_script_command_parses(c):
+    """The script parses, and each argument is an existing path or a word of the script's
+    header comment (its usage)."""
     script, *args = c.argv[1:]
     r = subprocess.run(["bash", "-n", script], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, f"{c}\n{r.stderr}"
+    lines = (ROOT / script).read_text().splitlines()[1:]
+    header = " ".join(line for line in itertools.takewhile(lambda s: s.startswith("#"), lines))
     for a in args:
-        assert (ROOT / a).exists(), f"{c}: no {a}"
+        assert (ROOT / a).exists() or re.search(rf"(?<!\S){re.escape(a)}(?!\S)", header), \
+            f"{c}: {a} is neither a path nor in the script's usage"
 
 
 @pytest.mark.parametrize("c", by_kind("pip"), ids=str)
