@@ -210,6 +210,9 @@ def mixed(runs):
         ["split", "iris", "--prepared", d / "prep", "--out", d / "iris.json", *DATA],
         ["bt-train", "--data", d / "prep/mux6.csv", "--split", d / "s.json", "--trees", 2,
          "--depth", 2, "--seed", 0, "--out", d / "bt.json"],
+        ["ffa-run", "--model", d / "bt.json", "--data", d / "prep/mux6.csv", "--split",
+         d / "s.json", "--instance", 0, "--method", "marco-a", "--time-limit", 5, "--out",
+         d / "ffa.json", *FFA.split()],
     ]:
         assert main([str(a) for a in args]) == 0, args
     (d / "broken.yaml").write_text("a: [1\n")
@@ -261,6 +264,9 @@ MISMATCHED = {  # case: (command and arguments, with {d} the fixture's folder; m
     "fetch, a registry that is not YAML": (
         "fetch mux6 --registry {d}/broken.yaml",
         "dataset registry {d}/broken.yaml is not valid YAML: YAML syntax error at line 2"),
+    "ffa-verify, another model than the run's": (
+        "ffa-verify --run {d}/ffa.json --model {d}/nbc.joblib --out {o}/c.json",
+        "model file {d}/nbc.joblib is not the model the run {d}/ffa.json explained"),
     "report figure, no results folder": (
         "report figure nbc_precision --results {d}/nowhere --out {o}",
         "results folder {d}/nowhere does not exist"),

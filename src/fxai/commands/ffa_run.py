@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from fxai import explain, oracles
+    from fxai.data.fetch import sha256_of
     from fxai.data.prepared import load, load_split
     from fxai.data.split import pick_instance
     from fxai.models import load as load_model
@@ -128,8 +129,9 @@ def run(args: argparse.Namespace) -> int:
     x = data.X[row]
     model = load_model(args.model, n_features=len(x))
     record = {"code_version": code_version(),  # first: provenance reads only a record's start
-              "dataset": Path(args.data).stem, "model": str(args.model), "instance": row,
-              "k": args.instance, "x": x.tolist()}
+              "dataset": Path(args.data).stem, "model": str(args.model),
+              "model_sha256": sha256_of(args.model), "instance": row, "k": args.instance,
+              "x": x.tolist()}
     try:
         o = oracles.for_model(model, x)
     except ValueError as e:  # e.g. a model trained on another dataset

@@ -8,7 +8,7 @@ import json
 import logging
 import time
 
-from fxai.errors import DataError
+from fxai.errors import DataError, ModelError
 from fxai.files import read_json, write_atomic
 
 LOG = logging.getLogger("fxai.ffa_verify")
@@ -49,9 +49,13 @@ def run(args: argparse.Namespace) -> int:
         status = record.get("status") if isinstance(record, dict) else None
         raise DataError(f"{args.run}: status {status!r} is not a finished run (not a run "
                         "record of ffa-run, or of an older fxai?); delete it and rerun ffa-run")
+    from fxai.data.fetch import sha256_of
     from fxai.models import load as load_model
 
     model = load_model(args.model, n_features=len(record["x"]))
+    if record.get("model_sha256") not in (None, sha256_of(args.model)):
+        raise ModelError(f"model file {args.model} is not the model the run {args.run} "
+                         f"explained ({record['model']}: another sha256).")
     check = check_record(record, model)
     write_atomic(args.out, json.dumps(check) + "\n")
     LOG.info("%s %s k=%s: %s explanations checked, verified=%s (%s s CPU)", check["dataset"],
