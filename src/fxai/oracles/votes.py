@@ -31,8 +31,6 @@ build), sequential counter and sorting network slower; one solve asking "some ri
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
@@ -107,9 +105,6 @@ class _Encoding:
         return sum(1 for v in self.y[f][1:] if v in model)
 
 
-_ENCODINGS: dict[int, _Encoding] = {}
-
-
 class VoteOracle(ScoreOracle):
     """Exact SAT oracle for a hard-vote :class:`ScoreEnsemble` (see the module); the same
     interface and ``domains`` as :class:`ScoreOracle`.
@@ -129,15 +124,12 @@ class VoteOracle(ScoreOracle):
 
     def __init__(self, model: ScoreEnsemble, x, domains=None):
         super().__init__(model, x, domains)
-        if domains is None:
-            enc = _ENCODINGS.get(id(model))
-            if enc is None:
-                enc = _Encoding(model, self._model["paths"], self._thr, self._allowed,
-                                self._used)
-                _ENCODINGS[id(model)] = enc
-                weakref.finalize(model, _ENCODINGS.pop, id(model), None)
-        else:
+        # without domains the CNF is kept with the model's tables, as the leaf tables are
+        enc = self._model.get("cnf") if domains is None else None
+        if enc is None:
             enc = _Encoding(model, self._model["paths"], self._thr, self._allowed, self._used)
+            if domains is None:
+                self._model["cnf"] = enc
         self._enc = enc
         self._solver: Solver | None = None
         self._pool = IDPool(start_from=enc.pool.top + 1)  # this oracle's own variables
