@@ -51,8 +51,8 @@ def checked_table(spec: dict[str, Any]) -> pd.DataFrame:
     ``target``."""
     path = Path(spec["path"])
     df = read_table(path, _where(spec, "path"))
-    if spec.get("sha256") and sha256_of(path) != spec["sha256"]:
-        raise DataError(f"{_where(spec, 'sha256')}: {path} has sha256 {sha256_of(path)}, "
+    if spec.get("sha256") and (digest := sha256_of(path)) != spec["sha256"]:
+        raise DataError(f"{_where(spec, 'sha256')}: {path} has sha256 {digest}, "
                         f"not {spec['sha256']} (the file changed, or the checksum is wrong).")
     tcol = spec["target"]
     if tcol not in df.columns:
@@ -107,5 +107,6 @@ def prepare_user(spec: dict[str, Any], out_dir: str | Path) -> Path:
     table, doc = build(entry, df, types, origin)
     doc["target"]["name"] = spec["target"]
     doc["source"] = "user"
-    doc["file"] = {"path": str(spec["path"]), "sha256": sha256_of(spec["path"])}
+    doc["file"] = {"path": str(spec["path"]),
+                   "sha256": spec.get("sha256") or sha256_of(spec["path"])}  # checked above
     return write_prepared(table, doc, out_dir)
