@@ -1,5 +1,6 @@
-"""Hypothesis profiles: ``ci`` (set by .ci/run) draws the same examples on every run, so a
-CI verdict is reproducible; locally the default profile draws new random examples."""
+"""Hypothesis profiles: ``seeded`` (the default, in ``make test`` and CI alike) draws the
+same examples on every run, so a verdict is reproducible; ``HYPOTHESIS_PROFILE=random``
+draws new random examples (to explore, then pin what it finds with ``@example``)."""
 
 import os
 import subprocess
@@ -9,8 +10,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-settings.register_profile("ci", derandomize=True)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+settings.register_profile("seeded", derandomize=True)
+settings.register_profile("random", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 
 @pytest.fixture
