@@ -9,8 +9,8 @@ BIN := $(VENV)/bin
 CONFIG ?= config/config.yaml
 PROFILE ?= local
 CORES ?= 2
-# pip extras of the venv; a SLURM run adds the executor plugin
-EXTRAS ?= test$(if $(filter slurm,$(PROFILE)),$(comma)slurm)
+# pip extras of the venv (test holds the docs and slurm extras: mkdocs, the SLURM executor)
+EXTRAS ?= test
 BENCHMARKS ?= $(filter-out __init__,$(basename $(notdir $(wildcard benchmarks/*.py))))
 comma := ,
 # the `profile` key of the (last) config: results/<name>/

@@ -123,12 +123,12 @@ def test_the_workflow_gives_every_option_a_command_requires(configs):
     import shlex
     import subprocess
 
-    from test_faults import ROOT, SNAKEMAKE
+    import scratch
 
-    r = subprocess.run([str(SNAKEMAKE), "-n", "-p", "--nolock", "--cores", "1", "--configfile",
-                        *configs, "--config", "profile=pytest-cli-dry"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=600,
-                       env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    work = scratch.fresh()  # as on a fresh clone, whatever this checkout has run
+    r = subprocess.run([*scratch.snakemake(work), "-n", "-p", "--nolock", "--cores", "1",
+                        "--configfile", *configs], cwd=work, capture_output=True, text=True,
+                       timeout=600, env={**os.environ, "PYTHONPATH": str(scratch.ROOT / "src")})
     assert r.returncode == 0, r.stderr[-3000:]
     seen = set()
     for line in r.stdout.splitlines():

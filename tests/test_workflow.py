@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import scratch
 import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
@@ -19,10 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
-def dry_run(*args, env=None, cwd=ROOT):
+def dry_run(*args, env=None):
+    """A dry run in a scratch project (:mod:`scratch`): it plans as on a fresh clone."""
+    work = scratch.fresh()
     return subprocess.run(
-        [str(SNAKEMAKE), "-n", "--cores", "2", "--nolock", *args],
-        cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
+        [*scratch.snakemake(work), "-n", "--cores", "2", "--nolock", *args],
+        cwd=work, capture_output=True, text=True, env={**os.environ, **(env or {})},
         timeout=600,
     )
 

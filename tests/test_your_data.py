@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,6 +66,8 @@ def test_your_data_config_end_to_end(tmp_path):
     assert r.returncode == 0, r.stderr
     r = snakemake(wd, "--profile", str(ROOT / "profiles" / "local"), "--cores", "2")
     assert r.returncode == 0, r.stderr[-3000:]
+    docutils = re.findall(r".*\((?:INFO|WARNING|ERROR|SEVERE)/\d\).*", r.stdout + r.stderr)
+    assert not docutils, "the report build printed docutils messages:\n" + "\n".join(docutils)
     runs = sorted((wd / RES / "runs" / "cross").glob("*.jsonl"))
     assert [p.name for p in runs] == ["bt_loans-own.jsonl", "dt_loans.jsonl", "nbc_loans.jsonl"]
     for p in runs:

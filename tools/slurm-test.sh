@@ -13,7 +13,7 @@
 #   SLURM_TEST_CANCEL=0 bash tools/slurm-test.sh config/config.yaml   # timing, no cancel
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no apt-get, packages not installable).
-# Needs the venv with the slurm extra: make venv EXTRAS=test,slurm (FXAI_PYTHON: other python).
+# Needs the venv with the slurm extra: make venv (FXAI_PYTHON: other python).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,9 +31,9 @@ log() { echo "[slurm-test $(date -u +%H:%M:%S)] $*"; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (builds a cluster with apt-get and starts its daemons)"
 command -v apt-get >/dev/null || skip "needs apt-get (Debian or Ubuntu)"
-[ -x "$PY" ] || fail "no python at $PY: run make venv EXTRAS=test,slurm"
+[ -x "$PY" ] || fail "no python at $PY: run make venv"
 "$PY" -c "import snakemake_executor_plugin_slurm" 2>/dev/null \
-  || fail "the executor plugin is missing: run make venv EXTRAS=test,slurm"
+  || fail "the executor plugin is missing: run make venv"
 [ -f "$REPO/$CONFIG" ] || fail "no config $CONFIG"
 
 mkdir -p "$STATE"
