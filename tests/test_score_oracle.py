@@ -263,3 +263,36 @@ def test_sat_vote_oracle_on_a_larger_forest_matches_its_counterexamples():
         for f in axp:
             cex = o.counterexample([g for g in axp if g != f])
             assert cex is not None and predict(np.asarray([cex]))[0] != o.prediction
+
+
+@pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([1, 2, 4, 5]))
+def test_sat_vote_oracle_full_depth_binary_and_multiclass_with_ties(cls, seed, k, trees):
+    """Full-depth forests on noisy labels, 2-4 classes, an even number of trees (vote ties:
+    the first class wins): the SAT oracle without domains (one encoding and solver shared by
+    all the model's oracles, here of instances of different classes) and with domains both
+    answer every query as brute force over the domains (each threshold interval holds a
+    domain value, so the reals add no point), with counterexamples of another class."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 5))
+    domains = [list(range(int(rng.integers(2, 5)))) for _ in range(n)]
+    X = np.column_stack([rng.choice(d, 60) for d in domains]).astype(float)
+    y = rng.integers(0, k, size=60)
+    y[:k] = np.arange(k)
+    model = cls(n_estimators=trees, random_state=seed).fit(X, y)
+    predict = hard_votes(model)
+    grid = list(itertools.product(*domains))
+    sets = [c for r in range(n + 1) for c in itertools.combinations(range(n), r)]
+    for i in rng.choice(len(grid), size=min(4, len(grid)), replace=False):
+        x = list(grid[i])
+        bf = BruteForceOracle(predict, domains, x)
+        for o in (oracles.for_model(model, x, vote="hard"),
+                  oracles.for_model(model, x, vote="hard", domains=domains)):
+            assert isinstance(o, VoteOracle) and o.prediction == bf.prediction
+            for fixed in sets:
+                cex = o.counterexample(fixed)
+                assert (cex is None) == bf.entails(fixed), (x, fixed)
+                if cex is not None:
+                    assert all(cex[f] == x[f] for f in fixed)
+                    assert predict(np.asarray([cex]))[0] != o.prediction

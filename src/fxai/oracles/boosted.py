@@ -241,6 +241,27 @@ def _model_tables(ens) -> dict:
     return model
 
 
+def leaf_boxes(tree_paths, thr, allowed, used):
+    """``(leaf node, box)`` per leaf of one tree (its ``_paths``) that an allowed point
+    reaches; the box maps a feature column to its ``[lo, hi)`` in allowed-interval
+    coordinates (columns the path does not test are absent)."""
+    col = {f: c for c, f in enumerate(used)}
+    out = []
+    for node, conds in tree_paths:
+        box: dict[int, list[int]] = {}
+        for f, t, goes_left in conds:
+            c = col[f]
+            j = int(np.searchsorted(thr[c], np.float32(t)))  # index of t
+            lo, hi = box.get(c, [0, len(thr[c]) + 1])
+            # x < t  <=>  original interval k <= j
+            box[c] = [lo, min(hi, j + 1)] if goes_left else [max(lo, j + 1), hi]
+        cbox = {c: (int(np.searchsorted(allowed[c], lo)), int(np.searchsorted(allowed[c], hi)))
+                for c, (lo, hi) in box.items()}
+        if all(lo < hi for lo, hi in cbox.values()):  # else no allowed point reaches it
+            out.append((node, cbox))
+    return out
+
+
 def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
     """Per tree its leaves that an allowed point reaches, sorted by value: the boxes (feature
     column, lo, hi in allowed-interval coordinates; padded with the dummy feature
@@ -250,7 +271,6 @@ def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
     ``scores[t][node]`` is (value to minimise, addend of sum 0, addend of sum 1) of leaf
     ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left out, and ``base``
     bounds the absolute sum of the intercepts."""
-    col = {f: c for c, f in enumerate(used)}
     n = len(used)  # index n is a dummy feature with a single interval
     depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1
     rows_f, rows_lo, rows_hi, vals, jv, starts = [], [], [], [], [], []
@@ -259,22 +279,8 @@ def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
         if not np.any(sc[[node for node, _ in tp]]):
             continue
         kept += 1
-        leaves = []
-        for node, conds in tp:
-            box: dict[int, list[int]] = {}
-            for f, t, goes_left in conds:
-                c = col[f]
-                j = int(np.searchsorted(thr[c], np.float32(t)))  # index of t
-                lo, hi = box.get(c, [0, len(thr[c]) + 1])
-                # x < t  <=>  original interval k <= j
-                box[c] = [lo, min(hi, j + 1)] if goes_left else [max(lo, j + 1), hi]
-            cbox = {}
-            for c, (lo, hi) in box.items():
-                a = allowed[c]
-                cbox[c] = (int(np.searchsorted(a, lo)), int(np.searchsorted(a, hi)))
-            if any(lo >= hi for lo, hi in cbox.values()):
-                continue  # no allowed point reaches this leaf
-            leaves.append((float(sc[node, 0]), cbox, sc[node, 1:]))
+        leaves = [(float(sc[node, 0]), cbox, sc[node, 1:])
+                  for node, cbox in leaf_boxes(tp, thr, allowed, used)]
         leaves.sort(key=lambda lv: lv[0])
         peak += max((abs(lv[0]) + float(np.abs(lv[2]).sum()) for lv in leaves), default=0.0)
         starts.append(len(vals))

@@ -31,13 +31,15 @@ build), sequential counter and sorting network slower; one solve asking "some ri
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import _leaf_tables
+from fxai.oracles.boosted import leaf_boxes
 from fxai.oracles.registry import register
 from fxai.oracles.scores import ScoreOracle
 
@@ -46,7 +48,8 @@ ENCODING = EncType.kmtotalizer
 
 
 class _Encoding:
-    """The CNF of a vote forest over the intervals ``allowed`` (see the module)."""
+    """The CNF of a vote forest over the intervals ``allowed`` and its incremental solver,
+    shared by the oracles that use it (see the module)."""
 
     def __init__(self, ens: ScoreEnsemble, paths, thr, allowed, used):
         self.pool = IDPool()
@@ -55,46 +58,69 @@ class _Encoding:
                   for f, s in enumerate(size)]
         self.size = size
         clauses = [[-ys[k + 1], ys[k]] for ys in self.y for k in range(1, len(ys) - 1)]
-        # leaf boxes in allowed-interval coordinates: _leaf_tables with the leaf's node + 1
-        # as its value (never 0, so no tree is left out) yields them tree by tree
-        scores = [np.stack([np.arange(1.0, len(t.left) + 1), np.zeros(len(t.left)),
-                            np.zeros(len(t.left))], axis=1) for t in ens.trees]
-        cf, clo, chi, val, _, starts, _ = _leaf_tables(paths, thr, allowed, used, scores,
-                                                       np.float64, 0.0)
-        n = len(used)
-        self.voting: dict[int, list[tuple[int, int]]] = {}  # class -> [(tree, leaf var)]
-        ends = list(starts[1:]) + [len(val)]
-        for t, (a, b) in enumerate(zip(starts, ends, strict=True)):
-            leaves = []
-            for r in range(a, b):
-                lit = self.pool.id(("leaf", t, r))
-                node = int(val[r]) - 1
-                leaves.append(lit)
-                for f, lo, hi in zip(cf[r], clo[r], chi[r], strict=True):
-                    if f == n:
-                        continue
-                    if lo > 0:
-                        clauses.append([-lit, self.y[f][lo]])
-                    if hi < size[f]:
-                        clauses.append([-lit, -self.y[f][hi]])
-                k = int(np.argmax(ens.trees[t].value[node]))
-                clauses.append([-lit, self.pool.id(("p", t, k))])
-                self.voting.setdefault(k, []).append((t, lit))
-            clauses.append(leaves)
-        self.clauses = clauses
+        self.n_trees = len(ens.trees)
+        self.classes: list[set[int]] = []  # per tree, the classes its reachable leaves vote
+        for t, tree in enumerate(ens.trees):
+            votes = set()
+            for node, box in leaf_boxes(paths[t], thr, allowed, used):
+                k = int(np.argmax(tree.value[node]))
+                votes.add(k)
+                clauses.append([*(-self.y[f][lo] for f, (lo, _) in box.items() if lo > 0),
+                                *(self.y[f][hi] for f, (_, hi) in box.items() if hi < size[f]),
+                                self.pool.id(("p", t, k))])
+            self.classes.append(votes)
+        if ens.n_classes > 2:  # q(t, j) -> tree t votes j: no other class of it is taken
+            for t, votes in enumerate(self.classes):
+                for j in votes if len(votes) > 1 else ():
+                    clauses += [[-self.pool.id(("q", t, j)), -self.pool.id(("p", t, k))]
+                                for k in votes - {j}]
+        self.binary = ens.n_classes == 2
+        self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
+        self._pairs: dict[tuple[int, int], int | None] = {}
+        self._rivals: dict[int, int | None] = {}
 
-    def pair(self, c: int, j: int, pool: IDPool) -> tuple[int, list] | None:
-        """(selector, guarded clauses) of "j beats c" with new variables from ``pool``, or
-        None if j never can. Not kept: a pair's clauses outweigh the model's."""
-        c_trees = sorted({t for t, _ in self.voting.get(c, [])})
-        lits = [lit for _, lit in self.voting.get(j, [])]
-        lits += [-self.pool.id(("p", t, c)) for t in c_trees]
-        bound = len(c_trees) + (j > c)
+    def _pair(self, c: int, j: int) -> int | None:
+        """The selector of "j beats c", ``votes_j - votes_c >= [j > c]`` (its guarded
+        cardinality constraint added on first use), None if j never can."""
+        if (c, j) in self._pairs:
+            return self._pairs[(c, j)]
+        const, lits = 0, []
+        for t, votes in enumerate(self.classes):
+            if len(votes) == 1:  # a constant vote
+                const += (j in votes) - (c in votes)
+            elif self.binary:
+                lits.append(-self.pool.id(("p", t, c)))  # not c: j
+            else:
+                if j in votes:
+                    lits.append(self.pool.id(("q", t, j)))
+                if c in votes:
+                    lits.append(-self.pool.id(("p", t, c)))
+                    const -= 1
+        if self.binary:  # votes_j - votes_c = 2 #(not c) - T: one literal per tree
+            bound = math.ceil((self.n_trees + (j > c)) / 2) - sum(1 for v in self.classes
+                                                                  if v == {j})
+        else:
+            bound = (j > c) - const
         if bound > len(lits):
-            return None
-        sel = pool.id(("sel", c, j))
-        cnf = CardEnc.atleast(lits, bound=bound, vpool=pool, encoding=ENCODING)
-        return sel, [[-sel, *cl] for cl in cnf.clauses]
+            sel = None
+        else:
+            sel = self.pool.id(("sel", c, j))
+            if bound > 0:
+                cnf = CardEnc.atleast(lits, bound=bound, vpool=self.pool, encoding=ENCODING)
+                self.solver.append_formula([[-sel, *cl] for cl in cnf.clauses])
+        self._pairs[(c, j)] = sel
+        return sel
+
+    def rival(self, c: int, rivals) -> int | None:
+        """The selector of "some rival beats c" (one solve asks for any), None if none can."""
+        if c not in self._rivals:
+            sels = [s for s in (self._pair(c, j) for j in rivals) if s is not None]
+            if len(sels) <= 1:
+                self._rivals[c] = sels[0] if sels else None
+            else:
+                self._rivals[c] = self.pool.id(("any", c))
+                self.solver.add_clause([-self._rivals[c], *sels])
+        return self._rivals[c]
 
     def fixed(self, f: int, k: int) -> list[int]:
         """The literals that put feature column ``f`` in interval ``k``."""
@@ -124,39 +150,26 @@ class VoteOracle(ScoreOracle):
 
     def __init__(self, model: ScoreEnsemble, x, domains=None):
         super().__init__(model, x, domains)
-        # without domains the CNF is kept with the model's tables, as the leaf tables are
+        # without domains the CNF and its solver are kept with the model's tables, as the
+        # leaf tables are, and shared by every oracle of the model
         enc = self._model.get("cnf") if domains is None else None
         if enc is None:
             enc = _Encoding(model, self._model["paths"], self._thr, self._allowed, self._used)
             if domains is None:
                 self._model["cnf"] = enc
         self._enc = enc
-        self._solver: Solver | None = None
-        self._pool = IDPool(start_from=enc.pool.top + 1)  # this oracle's own variables
-        self._added: dict[int, int | None] = {}
-
-    def _selector(self, j: int) -> int | None:
-        """Rival ``j``'s selector (its clauses added on first use), None if it never wins."""
-        if j not in self._added:
-            if self._solver is None:
-                self._solver = Solver(name=SOLVER, bootstrap_with=self._enc.clauses)
-            pair = self._enc.pair(self.index, j, self._pool)
-            if pair is not None:
-                self._solver.append_formula(pair[1])
-            self._added[j] = None if pair is None else pair[0]
-        return self._added[j]
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         enc = self._enc
+        sel = enc.rival(self.index, self._rivals)
+        if sel is None:
+            return None
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
-        for j in self._rivals:  # closest rival first
-            sel = self._selector(j)
-            if sel is None or not self._solver.solve(assumptions=[*fixed, sel]):
-                continue
-            model = {v for v in self._solver.get_model() if v > 0}
-            return np.array([enc.interval(model, f) for f in range(len(self._used))],
-                            dtype=np.int64)
-        return None
+        if not enc.solver.solve(assumptions=[*fixed, sel]):
+            return None
+        model = {v for v in enc.solver.get_model() if v > 0}
+        return np.array([enc.interval(model, f) for f in range(len(self._used))],
+                        dtype=np.int64)
 
 
 register(lambda m: isinstance(m, ScoreEnsemble) and m.is_vote, VoteOracle)
