@@ -7,12 +7,12 @@ import gc
 import numpy as np
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
-from fxai import explain, oracles
+from fxai import explain, oracles, verify
 from fxai.explain import marco
 from fxai.oracles import registry
 
@@ -82,6 +82,20 @@ def test_trees_are_converted_once_per_fit_and_domains(data):
     clf.fit(X, 1 - y)
     o = oracles.for_model(clf, X[0], domains=doms)
     assert o.graph is not g and o.prediction == clf.predict(X[:1])[0]
+
+
+def test_forests_are_converted_again_after_every_refit(data):
+    """The conversion of a forest is kept for its trees: a refit (whose new trees may take
+    the freed ids of the old ones) converts again, and the hard vote explains the new one."""
+    X, y = data
+    clf = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0)
+    for labels in (y, 1 - y, y, 1 - y):
+        clf.fit(X, labels)
+        o = oracles.for_model(clf, X[0], vote="hard")
+        votes = [int(t.predict(X[:1])[0]) for t in clf.estimators_]
+        assert o.prediction == clf.classes_[int(np.argmax(np.bincount(votes, minlength=2)))]
+        assert [o.counterexample([]) is None] == verify.check_all(
+            clf, X[0], [[]], [], vote="hard")[0]
 
 
 def test_cache_entries_go_with_their_model(data):

@@ -265,6 +265,21 @@ def test_sat_vote_oracle_on_a_larger_forest_matches_its_counterexamples():
             assert cex is not None and predict(np.asarray([cex]))[0] != o.prediction
 
 
+def full_depth_forest(cls, seed: int, k: int, trees: int):
+    """(forest of ``trees`` full-depth trees on noisy labels of ``k`` classes, integer
+    domains, up to 4 instances of the grid)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 5))
+    domains = [list(range(int(rng.integers(2, 5)))) for _ in range(n)]
+    X = np.column_stack([rng.choice(d, 60) for d in domains]).astype(float)
+    y = rng.integers(0, k, size=60)
+    y[:k] = np.arange(k)
+    model = cls(n_estimators=trees, random_state=seed).fit(X, y)
+    grid = list(itertools.product(*domains))
+    picks = rng.choice(len(grid), size=min(4, len(grid)), replace=False)
+    return model, domains, [list(grid[i]) for i in picks]
+
+
 @pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([1, 2, 4, 5]))
@@ -274,18 +289,11 @@ def test_sat_vote_oracle_full_depth_binary_and_multiclass_with_ties(cls, seed, k
     all the model's oracles, here of instances of different classes) and with domains both
     answer every query as brute force over the domains (each threshold interval holds a
     domain value, so the reals add no point), with counterexamples of another class."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(2, 5))
-    domains = [list(range(int(rng.integers(2, 5)))) for _ in range(n)]
-    X = np.column_stack([rng.choice(d, 60) for d in domains]).astype(float)
-    y = rng.integers(0, k, size=60)
-    y[:k] = np.arange(k)
-    model = cls(n_estimators=trees, random_state=seed).fit(X, y)
+    model, domains, instances = full_depth_forest(cls, seed, k, trees)
     predict = hard_votes(model)
-    grid = list(itertools.product(*domains))
+    n = len(domains)
     sets = [c for r in range(n + 1) for c in itertools.combinations(range(n), r)]
-    for i in rng.choice(len(grid), size=min(4, len(grid)), replace=False):
-        x = list(grid[i])
+    for x in instances:
         bf = BruteForceOracle(predict, domains, x)
         for o in (oracles.for_model(model, x, vote="hard"),
                   oracles.for_model(model, x, vote="hard", domains=domains)):

@@ -1,5 +1,5 @@
-"""The independent MILP checker of multi-class XGBoost and random forests against brute
-force, and checkers found by model type."""
+"""The independent MILP checker of multi-class XGBoost and random forests and the SAT
+checker of hard-vote forests against brute force, and checkers found by model type."""
 
 import itertools
 
@@ -7,13 +7,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import ExtraTreeClassifier
-from test_score_oracle import KINDS, random_model
+from test_score_oracle import KINDS, full_depth_forest, hard_votes, random_model
 
 from fxai import explain, oracles, verify
 from fxai.verify.brute import BruteForceOracle
 from fxai.verify.scores import ScoreChecker
+from fxai.verify.votes import VoteChecker
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -60,3 +62,36 @@ def test_checkers_are_found_by_type():
     with pytest.raises(TypeError, match="no checker for a model of type LogisticRegression; "
                                         "supported: .*RandomForestClassifier"):
         verify.check_all(LogisticRegression().fit(X, y), X[0], [[0]], [])
+
+
+@pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([1, 2, 4, 5]))
+def test_sat_vote_checker_matches_brute_force_and_the_milp(cls, seed, k, trees):
+    """Full-depth hard-vote forests with ties, binary and multi-class: the SAT checker (its
+    formula shared by the model's instances) answers every query as brute force over the
+    domains, and as the MILP checker over the reals; its counterexamples change the class."""
+    model, domains, instances = full_depth_forest(cls, seed, k, trees)
+    predict = hard_votes(model)
+    n = len(domains)
+    sets = [set(c) for r in range(n + 1) for c in itertools.combinations(range(n), r)]
+    for x in instances:
+        bf = BruteForceOracle(predict, domains, x)
+        sat, free = VoteChecker(model, x, domains), VoteChecker(model, x)
+        milp = ScoreChecker(model, x, None, "hard", samples=0)
+        assert sat.weak_axps(sets) == [bf.entails(s) for s in sets]
+        assert free.weak_axps(sets) == [milp.entails(s) for s in sets]
+        for s, p in zip(sets, free.counterexamples(sets), strict=True):
+            assert p is None or (predict([p])[0] != bf.prediction and all(
+                p[f] == x[f] for f in s))
+
+
+def test_sat_vote_checker_follows_a_refitted_model():
+    """The formula kept per model is rebuilt when the model is fitted again."""
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
+    rf = RandomForestClassifier(n_estimators=3, random_state=0)
+    rf.fit(X, np.array([0, 1, 1, 0] * 3))
+    assert VoteChecker(rf, [0.0, 0.0]).entails([0, 1])
+    assert not VoteChecker(rf, [0.0, 0.0]).entails([])
+    rf.fit(X, np.zeros(12, dtype=int) + np.array([0, 0, 0, 1] * 3))  # x1 and x2: class 1
+    assert VoteChecker(rf, [0.0, 0.0]).entails([0]) and VoteChecker(rf, [0.0, 0.0]).entails([1])

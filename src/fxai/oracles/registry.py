@@ -133,7 +133,8 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
                                                    for d in domains)
         stamp: object = (model.tree_, dkey, vote)
     elif kind == "forest":
-        stamp = (tuple(id(e.tree_) for e in model.estimators_), vote)
+        # the trees themselves (not their ids, which a refit's new trees may reuse)
+        stamp = (tuple(e.tree_ for e in model.estimators_), vote)
     else:
         stamp = (owner.num_boosted_rounds(), vote)
     key = id(owner)

@@ -112,7 +112,11 @@ def _boosted(model, x, domains, vote):
 
 def _scores(model, x, domains, vote):
     from fxai.verify.scores import ScoreChecker
+    from fxai.verify.votes import VoteChecker
 
+    if vote == "hard" and not _is_xgboost(model):
+        chk = VoteChecker(model, x, domains)
+        return chk.weak_axps, list(range(chk.n_features))
     chk = ScoreChecker(model, x, domains, vote)
     return _each(chk.entails), list(range(chk.n_features))
 

@@ -53,9 +53,6 @@ class ScoreChecker:
         self.c = int(self.classes_of(self.x[None])[0])
         self.k = k
         self._encode(trees)
-        self._base = self._scores(self.x[None])[0] - sum(
-            value[self._leaf(feat, thr, left, right, self.x)]
-            for feat, thr, left, right, value in trees)
 
     # ---- the library's class of points ---------------------------------------------
     def classes_of(self, X: np.ndarray) -> np.ndarray:
@@ -67,9 +64,7 @@ class ScoreChecker:
             return np.argmax(np.atleast_2d(m), axis=1)
         if self.vote == "soft":
             return np.searchsorted(self.model.classes_, self.model.predict(X))
-        votes = np.array([t.predict(X) for t in self.model.estimators_]).astype(np.int64)
-        counts = np.stack([(votes == j).sum(axis=0) for j in range(len(self.model.classes_))])
-        return np.argmax(counts, axis=0)
+        return np.argmax(self._votes(X), axis=1)
 
     def _scores(self, X: np.ndarray) -> np.ndarray:
         """The library's per-class scores (XGBoost margins, forest probabilities or votes)."""
@@ -78,9 +73,15 @@ class ScoreChecker:
             return np.atleast_2d(m).astype(np.float64)
         if self.vote == "soft":
             return self.model.predict_proba(X) * len(self.model.estimators_)
-        votes = np.array([t.predict(X) for t in self.model.estimators_]).astype(np.int64)
+        return self._votes(X).astype(np.float64)
+
+    def _votes(self, X: np.ndarray) -> np.ndarray:
+        """Per row and class, the number of trees whose own ``predict`` gives the class (in
+        float32, as the forest passes it to them: ``check_input=False``)."""
+        X32 = np.ascontiguousarray(X, dtype=np.float32)
+        votes = np.array([t.predict(X32, check_input=False) for t in self.model.estimators_])
         return np.stack([(votes == j).sum(axis=0) for j in range(len(self.model.classes_))],
-                        axis=1).astype(np.float64)
+                        axis=1)
 
     def _leaf(self, feat, thr, left, right, x) -> int:
         """The leaf of one tree that x reaches (the library's float32 test)."""
@@ -90,7 +91,10 @@ class ScoreChecker:
         return int(node)
 
     # ---- encoding ------------------------------------------------------------------
-    def _encode(self, trees) -> None:
+    def _features(self, trees) -> int:
+        """Per used feature its sorted cuts (``cuts``), the indices of its binaries
+        ``z[f, j]`` (x_f left of cut j) and, with a domain, of one binary per value
+        (``w[f]``: (value, index)); returns their number."""
         cuts: dict[int, set[float]] = {}
         for feat, thr, _, _, _ in trees:
             for f, t in zip(feat, thr, strict=True):
@@ -109,6 +113,10 @@ class ScoreChecker:
                 for d in sorted(set(float(v) for v in self.domains[f])):
                     self.w[f].append((d, nv))
                     nv += 1
+        return nv
+
+    def _encode(self, trees) -> None:
+        nv = self._features(trees)
         rows: list[tuple[dict[int, float], float, float]] = []
         for f, T in self.cuts.items():
             rows += [({self.z[f, j]: 1.0, self.z[f, j + 1]: -1.0}, -np.inf, 0.0)
@@ -147,6 +155,9 @@ class ScoreChecker:
         self._nv, self._n_int = nv, n_int
         self._leaf_scores = np.array(leaf_scores, dtype=np.float64).reshape(-1, self.k)
         self._integrality = np.r_[np.ones(n_int), np.zeros(nv - n_int)]
+        self._base = self._scores(self.x[None])[0] - sum(
+            value[self._leaf(feat, thr, left, right, self.x)]
+            for feat, thr, left, right, value in trees)
 
     def _left(self, value: float, t: float) -> bool:
         """Does ``value`` go to the left of cut ``t`` (the library's float32 test)?"""
@@ -185,13 +196,8 @@ class ScoreChecker:
         """A point agreeing with x on ``fixed`` of another class, or None."""
         fixed = set(fixed)
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
-        for f, T in self.cuts.items():
-            if f not in fixed:
-                continue
-            for j, t in enumerate(T):
-                lo[self.z[f, j]] = hi[self.z[f, j]] = float(self._left(self.x[f], t))
-            for d, var in self.w.get(f, []):
-                lo[var] = hi[var] = float(np.float32(d) == np.float32(self.x[f]))
+        for var, value in self._pinned(fixed).items():
+            lo[var] = hi[var] = float(value)
         hit = self._sampled(fixed)
         if hit is not None:
             return hit
@@ -213,6 +219,18 @@ class ScoreChecker:
                 raise RuntimeError("the MILP optimum beats the prediction but the library "
                                    "keeps it: the encoding disagrees with the model")
         return None
+
+    def _pinned(self, fixed: set[int]) -> dict[int, bool]:
+        """The binaries that the features in ``fixed`` set: index -> value (x's side of
+        each cut; x's own domain value)."""
+        out = {}
+        for f, T in self.cuts.items():
+            if f in fixed:
+                for j, t in enumerate(T):
+                    out[self.z[f, j]] = self._left(self.x[f], t)
+                for d, var in self.w.get(f, []):
+                    out[var] = bool(np.float32(d) == np.float32(self.x[f]))
+        return out
 
     def _sampled(self, fixed: set[int]) -> np.ndarray | None:
         """A counterexample among ``samples`` seeded random completions (free features on

@@ -1,0 +1,149 @@
+"""Independent checker of AXps / CXps of hard-vote random forests (scikit-learn
+``RandomForestClassifier`` / ``ExtraTreesClassifier``, ``vote="hard"``): SAT, every
+counterexample confirmed by the trees' own ``predict``.
+
+Shares no code with the oracle (:mod:`fxai.oracles.votes`): the trees are read from
+scikit-learn's ``tree_`` arrays by :class:`~fxai.verify.scores.ScoreChecker` (left iff
+``float32(x) <= t``), whose cut binaries ``z[f, j]`` (x_f left of cut j) and domain value
+binaries this checker takes as SAT variables, and it uses another solver (MiniSat 2.2) and
+another cardinality encoding (the totalizer). Per tree and class a variable ``v`` implied by
+each root-to-leaf path of a leaf voting that class (its first class of highest fraction),
+and per tree and class a variable ``u`` ("votes that class") that excludes the tree's other
+classes. Rival ``j`` beats the prediction ``c`` iff ``votes_j - votes_c >= [j > c]``
+(first-max tie rule), i.e. ``#u(., j) + #not v(., c) >= #trees that can vote c + [j > c]``:
+one constraint per rival under a selector. The MILP of :class:`ScoreChecker` checks the
+same queries (the test suite compares them) but takes seconds on a default forest.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+
+import numpy as np
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+from pysat.solvers import Solver
+
+from fxai.verify.scores import ScoreChecker
+
+# per model (weakly held): (its trees, its formulas by domains)
+_FORMULAS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+SOLVER = "minisat22"
+CARD = EncType.totalizer
+
+
+class _Formula:
+    """The clauses of one forest over the checker's binaries (cut sides, domain values),
+    its solver, and the selectors of the class pairs asked so far."""
+
+    def __init__(self, chk: VoteChecker, trees):
+        self.pool = pool = IDPool(start_from=chk._n_bin + 1)
+        self.binary = chk.k == 2
+        clauses = []
+        for f, T in chk.cuts.items():
+            z = [chk.z[f, j] + 1 for j in range(len(T))]
+            clauses += [[-a, b] for a, b in pairwise(z)]  # left of cut j: of cut j + 1
+            if f in chk.w:
+                w = [v + 1 for _, v in chk.w[f]]
+                clauses += CardEnc.equals(w, 1, vpool=pool, encoding=EncType.pairwise).clauses
+                for j, t in enumerate(T):
+                    left = [v + 1 for d, v in chk.w[f] if chk._left(d, t)]
+                    clauses += [[-z[j], *left], *([-v, z[j]] for v in left)]
+        self.classes: list[set[int]] = []
+        for t, (feat, thr, left, right, value) in enumerate(trees):
+            seen: set[int] = set()
+            stack = [(0, [])]
+            while stack:
+                node, path = stack.pop()
+                if left[node] < 0:
+                    k = int(np.argmax(value[node]))
+                    seen.add(k)
+                    clauses.append([*(-lit for lit in path), pool.id(("v", t, k))])
+                    continue
+                f = int(feat[node])
+                zj = chk.z[f, int(np.searchsorted(chk.cuts[f], float(thr[node])))] + 1
+                stack += [(int(left[node]), [*path, zj]), (int(right[node]), [*path, -zj])]
+            for k in seen if not self.binary else ():  # u(t, k): no other class of t
+                clauses += [[-pool.id(("u", t, k)), -pool.id(("v", t, o))] for o in seen - {k}]
+            self.classes.append(seen)
+        self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
+        self._beats: dict[tuple[int, int], int | None] = {}
+
+    def beats(self, j: int, c: int) -> int | None:
+        """The selector of "j beats c" (constraint added on first use), None if it never
+        can."""
+        if (j, c) not in self._beats:
+            pool, classes = self.pool, self.classes
+            lits = [-pool.id(("v", t, c)) for t, ks in enumerate(classes) if c in ks]
+            if self.binary:  # votes_j = T - votes_c: at least ceil((T + [j > c]) / 2) not c
+                bound = -(-(len(classes) + (j > c)) // 2) - (len(classes) - len(lits))
+            else:
+                lits += [pool.id(("u", t, j)) for t, ks in enumerate(classes) if j in ks]
+                bound = sum(c in ks for ks in classes) + (j > c)
+            sel = None
+            if bound <= len(lits):
+                sel = pool.id(("sel", j, c))
+                card = CardEnc.atleast(lits, bound=bound, vpool=pool, encoding=CARD)
+                self.solver.append_formula([[-sel, *cl] for cl in card.clauses])
+            self._beats[(j, c)] = sel
+        return self._beats[(j, c)]
+
+
+class VoteChecker(ScoreChecker):
+    """SAT checks of a hard-vote forest at ``x`` (see the module); ``domains`` and
+    ``samples`` as for :class:`ScoreChecker`."""
+
+    def __init__(self, model, x: Sequence, domains: Sequence | None = None,
+                 samples: int = 0):
+        super().__init__(model, x, domains, "hard", samples)
+
+    def _encode(self, trees) -> None:
+        self._n_bin = self._features(trees)  # binary index i is SAT variable i + 1
+        # the trees themselves (not their ids, which a refit's new trees may reuse)
+        fitted = tuple(e.tree_ for e in self.model.estimators_)
+        domains = tuple(None if d is None else tuple(map(float, d)) for d in self.domains)
+        kept = _FORMULAS.get(self.model)
+        if kept is None or kept[0] != fitted:  # first use, or a refitted model
+            kept = _FORMULAS[self.model] = (fitted, {})
+        if domains not in kept[1]:
+            kept[1][domains] = _Formula(self, trees)
+        self._formula = kept[1][domains]
+        self._selectors = [self._formula.beats(j, self.c) for j in range(self.k) if j != self.c]
+
+    def counterexample(self, fixed: Iterable[int]) -> np.ndarray | None:
+        """A point agreeing with x on ``fixed`` of another class, or None."""
+        return self.counterexamples([fixed])[0]
+
+    def weak_axps(self, sets: Sequence[Iterable[int]]) -> list[bool]:
+        """Whether fixing each set keeps the prediction."""
+        return [p is None for p in self.counterexamples(sets)]
+
+    def counterexamples(self, sets: Sequence[Iterable[int]]) -> list[np.ndarray | None]:
+        """Per set a counterexample or None; the points are confirmed by the trees' votes in
+        one call."""
+        found = []
+        for fixed in map(set, sets):
+            found.append(self._sampled(fixed))
+            if found[-1] is None:
+                found[-1] = self._solve(fixed)
+        points = [p for p in found if p is not None]
+        if points and (self.classes_of(np.stack(points)) == self.c).any():
+            raise RuntimeError("a SAT model beats the prediction but the trees' votes keep "
+                               "it: the encoding disagrees with the model")
+        return found
+
+    def _solve(self, fixed: set[int]) -> np.ndarray | None:
+        pinned = [var + 1 if value else -(var + 1) for var, value in self._pinned(fixed).items()]
+        solver = self._formula.solver
+        for sel in self._selectors:
+            if sel is None or not solver.solve(assumptions=[*pinned, sel]):
+                continue
+            sol = np.zeros(self._n_bin)
+            for lit in solver.get_model():
+                if 0 < lit <= self._n_bin:
+                    sol[lit - 1] = 1.0
+            return self._rebuild(sol, fixed)
+        return None
