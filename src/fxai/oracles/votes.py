@@ -8,25 +8,28 @@ vote counts below are exactly scikit-learn's float64 sums. A point is of another
 the prediction ``c`` iff some rival ``j`` has ``votes_j > votes_c``, or ``votes_j ==
 votes_c`` for ``j`` before ``c`` (first-max tie rule).
 
-Encoding (one CNF per model, kept while the ensemble lives; with ``domains`` one per
-oracle): per used feature the order encoding of its intervals (``y[f][k]``: interval index
->= k, ``y[f][k+1] -> y[f][k]``); per tree one variable per reachable leaf, implying its
-path's interval bounds, and one clause that some leaf is taken (leaf boxes are disjoint, so
-exactly one is); per tree and class a variable ``p`` implied by the tree's leaves of that
-class. The rival ``j`` wins iff ``#leaves voting j + #(trees not voting c) >= n_c + [j >
-c]`` (``n_c``: trees with a leaf voting c): a cardinality constraint (pysat.card,
-k-modulo totalizer), guarded by a selector literal per class pair and built per oracle
-for its rivals on first use (about 30,000 clauses a pair for 100 trees of depth 6: kept
-for all pairs they would outweigh the model's). ``entails(S)`` assumes
-the instance's intervals of the features in S and each rival's selector in turn, closest
-rival first; a model is a counterexample point.
+Encoding (one CNF and one incremental solver per model, kept with the model's tables while
+the ensemble lives and shared by all its oracles; with ``domains`` one per oracle): per used
+feature the order encoding of its intervals (``y[f][k]``: interval index >= k, ``y[f][k+1]
+-> y[f][k]``); per tree and class a variable ``p``, implied by each root-to-leaf path of a
+reachable leaf voting that class (one clause from the path's interval literals; no leaf
+variables); with more than two classes, per tree and class a variable ``q`` ("the tree
+votes it") that excludes the tree's other classes. Rival ``j`` beats ``c`` iff ``votes_j -
+votes_c >= [j > c]``: with two classes ``#(trees not voting c) >= ceil((T + [j > c]) / 2)``
+(one literal per tree), else ``#q(., j) + #(trees that can vote c but do not) >= n_c + [j >
+c]``; one cardinality constraint (pysat.card, k-modulo totalizer) per class pair under a
+selector, built on first use and kept. ``entails(S)`` assumes the instance's intervals of
+the features in S and the selector of "some rival beats c" (a clause over the pairs'
+selectors): one solve per query; a model is a counterexample point.
 
-Choice by measurement (one-off, digits, 100 trees of depth 6, the first AXp of each of two
-instances, process CPU s; ``python -m benchmarks.ensembles`` measures the chosen one):
-Glucose 4 with the k-modulo totalizer 1.5-1.6 s; MiniSat 2.2 or CaDiCaL 1.5.3 with it
-2.3-2.8 s; CaDiCaL 1.9.5 with a cardinality network 14-17 s; the plain totalizer (5 s to
-build), sequential counter and sorting network slower; one solve asking "some rival wins"
-(a clause over the selectors) instead of one solve per rival 4-7x slower.
+Choice by measurement (one-off, process CPU s; ``python -m benchmarks.forests`` measures the
+chosen one against PyXAI): the previous encoding (a variable per leaf, per-instance pair
+constraints over the leaves, one solve per rival) took 2.0 s per AXp on the default
+breast_cancer forest (100 full-depth trees; the first 10 test rows), this one 0.09 s with
+the same AXps. Encoding and solver on that forest (total of the 10 AXps) and on digits (100
+trees of depth 6, 3 rows): k-modulo totalizer with Glucose 4 0.86 / 9.1 s, with MiniSat
+2.2 0.82 / 8.5 s, with CaDiCaL 1.5.3 1.1 / 13.7 s; totalizer with Glucose 4 0.87 / 13.5 s;
+sequential counter and cardinality network 1.3-2.5 s on breast_cancer.
 """
 
 from __future__ import annotations
