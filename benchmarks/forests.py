@@ -1,38 +1,47 @@
-"""Benchmark: hard-vote random forests at the size people train them, fxai beside PyXAI.
+"""Benchmark: hard-vote random forests at the size people train them, fxai beside RFxpl and
+PyXAI on the same models and instances.
 
-    .venv/bin/python -m benchmarks.forests [--instances 10] [--pyxai VENV] [--models ...]
+    .venv/bin/python -m benchmarks.forests [--instances 10] [--models ...]
+        [--rfxpl CHECKOUT] [--pyxai VENV]
 
-Models (seeded, scikit-learn's own datasets, ``train_test_split(test_size=0.25,
-random_state=0)``): ``bc-default`` ``RandomForestClassifier(random_state=0)`` on
-breast_cancer (100 full-depth trees, 2 classes), ``bc-depth6`` the same with
-``max_depth=6``, ``digits-default`` on digits (10 classes), ``bc-extra``
-``ExtraTreesClassifier(random_state=0)``. Explained: the first ``--instances`` test rows,
-under the hard vote (the majority of the trees' votes, first class of most votes).
+Models (scikit-learn's own datasets, ``train_test_split(test_size=0.25, random_state=0)``):
+``bc-default`` ``RandomForestClassifier(random_state=0)`` on breast_cancer (100 full-depth
+trees, 2 classes), ``bc-depth6`` the same with ``max_depth=6``, ``digits-default`` on digits
+(10 classes), ``bc-extra`` ``ExtraTreesClassifier(random_state=0)``. Explained: the first
+``--instances`` test rows, under the hard vote (the majority of the trees' votes, first
+class of most votes).
 
 * fxai, in this process after one conversion (``oracles.prepare``): CPU s of one AXp
   (``explain.find_axp``, deletion; the first instance of each predicted class also builds
   its class-pair constraints), then CPU s of its check by the independent checker
   (``verify.check_all``: sufficient and subset-minimal).
-* PyXAI (``--pyxai VENV``: a virtual environment holding ``pyxai``; created there with
-  ``pip install pyxai==2.0.1`` and this scikit-learn and numpy when it does not exist):
-  its ``sufficient_reason`` per instance in a separate process on the same pickled model
-  and rows, CPU s; the features of each reason are checked by fxai's checker (sufficient;
-  subset-minimal over features).
+* RFxpl (``--rfxpl``: a checkout of github.com/izzayacine/RFxpl; run in
+  ``<out folder>/rfxpl-venv``, made with its imports when absent): ``XRF.explain(x, "abd",
+  "sat")`` per instance (its per-instance encoding included, the forest's conversion not).
+* PyXAI (``--pyxai VENV``: made there with ``pip install pyxai==2.0.1`` when absent): its
+  ``sufficient_reason`` per instance, the model's import not included.
+
+Peers run in their own processes on the same pickled model and rows (their virtual
+environments get this scikit-learn and numpy); every explanation is checked by fxai's
+independent checker (sufficient; subset-minimal over features).
 
 Writes ``<out>.csv`` (one row per tool, model and instance) and ``<out>.md`` (per tool
-and model: mean and max CPU s, the explanations checked valid and minimal).
+and model: mean, max and total CPU s, the explanations checked valid and minimal, and those
+equal to fxai's).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-PYXAI = "pyxai==2.0.1"
+PYXAI = ["pyxai==2.0.1"]
+RFXPL = ["anytree", "namedlist", "python-sat[pb]", "pandas"]  # what its xrf package imports
 
 
 def models(names: list[str]) -> dict:
@@ -68,20 +77,21 @@ def run_fxai(model, rows) -> list[dict]:
         ok = verify.check_all(model, x, [axp], [], vote="hard")[0][0]
         t2 = time.process_time()
         out.append({"tool": "fxai", "instance": i, "cpu_s": t1 - t0, "check_s": t2 - t1,
-                    "size": len(axp), "valid": ok, "minimal": ok})
+                    "size": len(axp), "valid": ok, "minimal": ok, "features": axp})
         print(out[-1], flush=True)
     return out
 
 
-def pyxai_python(venv: Path) -> Path:
-    """The Python of ``venv``, with PyXAI installed there first if it is not."""
+def venv_python(venv: Path, packages: list[str]) -> Path:
+    """The Python of ``venv``, made there with ``packages`` and this scikit-learn and numpy
+    (the pickled model must load) when it does not exist."""
     py = venv / "bin" / "python"
     if not py.exists():
         import numpy
         import sklearn
 
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(py), "-m", "pip", "install", "-q", PYXAI, "joblib",
+        subprocess.run([str(py), "-m", "pip", "install", "-q", *packages,
                         f"scikit-learn=={sklearn.__version__}", f"numpy=={numpy.__version__}"],
                        check=True)
     return py
@@ -90,15 +100,15 @@ def pyxai_python(venv: Path) -> Path:
 def pyxai_worker(model_file: str, rows_file: str, out_file: str) -> None:
     """In PyXAI's environment: its sufficient reason of each row, features and CPU s."""
     sys.argv = sys.argv[:1]  # PyXAI reads the command line when imported
-    import joblib
     import numpy as np
     from pyxai import Explaining, Learning, Tools
 
     Tools.set_verbose(0)
     rows = np.load(rows_file)
+    with open(model_file, "rb") as f:
+        model = pickle.load(f)
     try:
-        _, converted = Learning.ModelIO.import_models(joblib.load(model_file),
-                                                      instances_type="tabular")
+        _, converted = Learning.ModelIO.import_models(model, instances_type="tabular")
     except ValueError as e:  # a model type PyXAI does not read
         Path(out_file).write_text(json.dumps({"unsupported": str(e)}))
         return
@@ -115,29 +125,55 @@ def pyxai_worker(model_file: str, rows_file: str, out_file: str) -> None:
     Path(out_file).write_text(json.dumps(out))
 
 
-def run_pyxai(model, rows, venv: Path, tmp: Path) -> list[dict]:
-    import joblib
+def rfxpl_worker(checkout: str, model_file: str, rows_file: str, out_file: str) -> None:
+    """With an RFxpl checkout on the path: its AXp (SAT, majority vote) of each row, CPU s
+    of the explanation (its per-instance encoding included; the forest's conversion, once
+    per model, is not)."""
+    import collections
+    import collections.abc
+
+    import numpy as np
+
+    for name in ("Mapping", "Sequence"):  # namedlist (RFxpl's) predates Python 3.10
+        setattr(collections, name, getattr(collections.abc, name))
+    sys.path.insert(0, checkout)
+    from xrf import XRF, RFSklearn
+
+    rf = RFSklearn(from_file=model_file)
+    xrf = XRF(rf, rf.feature_names, rf.targets)
+    out = []
+    for x in np.load(rows_file):
+        t0 = time.process_time()
+        expl = xrf.explain(x, "abd", "sat")
+        out.append({"cpu_s": time.process_time() - t0, "features": sorted(map(int, expl))})
+        del xrf.enc  # the next instance is encoded anew, as RFxp.py does
+    Path(out_file).write_text(json.dumps(out))
+
+
+def run_peer(tool: str, argv: list[str], model, rows, tmp: Path) -> list[dict]:
+    """Run a peer's worker process on ``model`` and ``rows``; check its explanations."""
     import numpy as np
 
     from fxai import verify
 
-    py = pyxai_python(venv)
-    joblib.dump(model, tmp / "model.joblib")
+    with open(tmp / "model.pkl", "wb") as f:
+        pickle.dump(model, f)
     np.save(tmp / "rows.npy", rows)
-    subprocess.run([str(py), __file__, "--pyxai-worker", str(tmp / "model.joblib"),
-                    str(tmp / "rows.npy"), str(tmp / "pyxai.json")], check=True)
-    got = json.loads((tmp / "pyxai.json").read_text())
+    out_file = tmp / f"{tool}.json"
+    subprocess.run([*argv, str(tmp / "model.pkl"), str(tmp / "rows.npy"), str(out_file)],
+                   check=True)
+    got = json.loads(out_file.read_text())
     if "unsupported" in got:
-        print(f"PyXAI: {got['unsupported']}", flush=True)
-        return [{"tool": "PyXAI", "instance": i, "note": "unsupported"} for i in range(len(rows))]
+        print(f"{tool}: {got['unsupported']}", flush=True)
+        return [{"tool": tool, "instance": i, "note": "unsupported"} for i in range(len(rows))]
     out = []
     for i, (x, rec) in enumerate(zip(rows, got, strict=True)):
         feats = set(rec["features"])
         weak = verify.weak_axp_fn(model, x, vote="hard")[0]([feats, *(feats - {f}
                                                                       for f in feats)])
-        out.append({"tool": "PyXAI", "instance": i, "cpu_s": rec["cpu_s"], "check_s": None,
-                    "size": len(feats), "valid": weak[0],
-                    "minimal": weak[0] and not any(weak[1:])})
+        out.append({"tool": tool, "instance": i, "cpu_s": rec["cpu_s"], "size": len(feats),
+                    "valid": weak[0], "minimal": weak[0] and not any(weak[1:]),
+                    "features": sorted(feats)})
         print(out[-1], flush=True)
     return out
 
@@ -149,10 +185,16 @@ def main(argv: list[str] | None = None) -> int:
                    choices=["bc-default", "bc-depth6", "digits-default", "bc-extra"])
     p.add_argument("--pyxai", type=Path, help="virtual environment with PyXAI (made if absent)")
     p.add_argument("--out", default="results/bench/forests")
+    p.add_argument("--rfxpl", type=Path,
+                   help="a checkout of RFxpl (run in <out folder>/rfxpl-venv, made if absent)")
     p.add_argument("--pyxai-worker", nargs=3, help=argparse.SUPPRESS)
+    p.add_argument("--rfxpl-worker", nargs=4, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.pyxai_worker:
         pyxai_worker(*args.pyxai_worker)
+        return 0
+    if args.rfxpl_worker:
+        rfxpl_worker(*args.rfxpl_worker)
         return 0
     import pandas as pd
 
@@ -161,22 +203,36 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name, (model, test) in models(args.models).items():
         xs = test[:args.instances]
-        for r in run_fxai(model, xs) + (run_pyxai(model, xs, args.pyxai.resolve(), out.parent)
-                                        if args.pyxai else []):
-            rows.append({"model": name, **r})
+        found = run_fxai(model, xs)
+        if args.rfxpl:
+            py = venv_python(out.parent / "rfxpl-venv", RFXPL)
+            found += run_peer("RFxpl", [str(py), __file__, "--rfxpl-worker",
+                                        str(args.rfxpl.resolve())], model, xs, out.parent)
+        if args.pyxai:
+            py = venv_python(args.pyxai.resolve(), PYXAI)
+            found += run_peer("PyXAI", [str(py), __file__, "--pyxai-worker"], model, xs,
+                              out.parent)
+        rows += [{"model": name, **r} for r in found]
     df = pd.DataFrame(rows).reindex(columns=["model", "tool", "instance", "cpu_s", "check_s",
-                                             "size", "valid", "minimal", "note"])
+                                             "size", "valid", "minimal", "features", "note"])
+    df["features"] = df["features"].map(lambda f: " ".join(map(str, f)) if isinstance(
+        f, list) else "")
+    ours = df[df["tool"] == "fxai"].set_index(["model", "instance"])["features"]
+    df["same_as_fxai"] = [f != "" and ours.get((m, i)) == f for m, i, f in zip(
+        df["model"], df["instance"], df["features"], strict=True)]
     df.to_csv(out.with_suffix(".csv"), index=False, float_format="%.4f")
     agg = df.groupby(["model", "tool"], sort=False).agg(
         instances=("instance", "size"), mean_cpu_s=("cpu_s", "mean"),
         max_cpu_s=("cpu_s", "max"), total_cpu_s=("cpu_s", "sum"),
         mean_check_s=("check_s", "mean"), mean_size=("size", "mean"),
         valid=("valid", "sum"), minimal=("minimal", "sum"),
-        note=("note", "first")).reset_index()
+        same_as_fxai=("same_as_fxai", "sum"), note=("note", "first")).reset_index()
+    agg["note"] = agg["note"].fillna("")
     out.with_suffix(".md").write_text(
         f"Hard vote, the first {args.instances} test rows (process CPU s per explanation; "
         "`check`: fxai's independent check of its AXp; `valid`/`minimal`: explanations "
-        "sufficient / subset-minimal over features by fxai's checker).\n\n"
+        "sufficient / subset-minimal over features by fxai's checker; `same_as_fxai`: the "
+        "same feature set as fxai's AXp).\n\n"
         + agg.to_markdown(index=False, floatfmt=".3g", missingval="") + "\n")
     print(f"wrote {out}.csv and {out}.md")
     return 0
