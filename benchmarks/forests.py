@@ -37,6 +37,7 @@ import json
 import pickle
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -150,19 +151,18 @@ def rfxpl_worker(checkout: str, model_file: str, rows_file: str, out_file: str) 
     Path(out_file).write_text(json.dumps(out))
 
 
-def run_peer(tool: str, argv: list[str], model, rows, tmp: Path) -> list[dict]:
+def run_peer(tool: str, argv: list[str], model, rows) -> list[dict]:
     """Run a peer's worker process on ``model`` and ``rows``; check its explanations."""
     import numpy as np
 
     from fxai import verify
 
-    with open(tmp / "model.pkl", "wb") as f:
-        pickle.dump(model, f)
-    np.save(tmp / "rows.npy", rows)
-    out_file = tmp / f"{tool}.json"
-    subprocess.run([*argv, str(tmp / "model.pkl"), str(tmp / "rows.npy"), str(out_file)],
-                   check=True)
-    got = json.loads(out_file.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [Path(tmp) / name for name in ("model.pkl", "rows.npy", "out.json")]
+        files[0].write_bytes(pickle.dumps(model))
+        np.save(files[1], rows)
+        subprocess.run([*argv, *map(str, files)], check=True)
+        got = json.loads(files[2].read_text())
     if "unsupported" in got:
         print(f"{tool}: {got['unsupported']}", flush=True)
         return [{"tool": tool, "instance": i, "note": "unsupported"} for i in range(len(rows))]
@@ -207,11 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.rfxpl:
             py = venv_python(out.parent / "rfxpl-venv", RFXPL)
             found += run_peer("RFxpl", [str(py), __file__, "--rfxpl-worker",
-                                        str(args.rfxpl.resolve())], model, xs, out.parent)
+                                        str(args.rfxpl.resolve())], model, xs)
         if args.pyxai:
             py = venv_python(args.pyxai.resolve(), PYXAI)
-            found += run_peer("PyXAI", [str(py), __file__, "--pyxai-worker"], model, xs,
-                              out.parent)
+            found += run_peer("PyXAI", [str(py), __file__, "--pyxai-worker"], model, xs)
         rows += [{"model": name, **r} for r in found]
     df = pd.DataFrame(rows).reindex(columns=["model", "tool", "instance", "cpu_s", "check_s",
                                              "size", "valid", "minimal", "features", "note"])
