@@ -30,6 +30,12 @@ def hard_votes(clf):
     return predict
 
 
+def pure(forest) -> bool:
+    """Every leaf of the forest pure (class fractions 0 or 1), read from scikit-learn."""
+    return all(np.isin(e.tree_.value[e.tree_.children_left < 0], (0.0, 1.0)).all()
+               for e in forest.estimators_)
+
+
 def random_model(seed: int, kind: str, n_max: int = 5, dom_max: int = 4):
     """(model, library predict, vote, an instance, domains) on random integer data with 3-4
     classes."""
@@ -57,7 +63,8 @@ def oracle_pair(model, predict, vote, x, domains):
     kw = {"vote": vote} if vote else {}
     o = oracles.for_model(model, x, domains=domains, **kw)
     assert isinstance(o, ScoreOracle)
-    assert isinstance(o, VoteOracle) == (vote == "hard")  # hard vote: the SAT oracle
+    # the SAT oracle: a hard vote, or a soft one whose every leaf is pure (a vote count)
+    assert isinstance(o, VoteOracle) == (vote == "hard" or (vote == "soft" and pure(model)))
     bf = BruteForceOracle(predict, domains, x)
     assert o.prediction == bf.prediction
     return o, bf
@@ -234,7 +241,7 @@ def test_sat_vote_oracle_agrees_with_branch_and_bound_over_the_reals(kind, seed)
     the same answer to every query, and each SAT counterexample changes the prediction."""
     model, predict, vote, x, domains = random_model(seed, kind, n_max=6)
     ens = oracles.prepare(model, vote=vote)
-    assert ens.is_vote and not oracles.prepare(model, vote="soft").is_vote
+    assert ens.is_vote and oracles.prepare(model, vote="soft").is_vote == pure(model)
     sat, bnb = VoteOracle(ens, x), ScoreOracle(ens, x)
     assert sat.prediction == bnb.prediction == predict([x])[0]
     for k in range(len(x) + 1):
@@ -286,21 +293,61 @@ def full_depth_forest(cls, seed: int, k: int, trees: int):
 def test_sat_vote_oracle_full_depth_binary_and_multiclass_with_ties(cls, seed, k, trees):
     """Full-depth forests on noisy labels, 2-4 classes, an even number of trees (vote ties:
     the first class wins): the SAT oracle without domains (one encoding and solver shared by
-    all the model's oracles, here of instances of different classes) and with domains both
-    answer every query as brute force over the domains (each threshold interval holds a
-    domain value, so the reals add no point), with counterexamples of another class."""
+    all the model's oracles, here of instances of different classes) and with domains
+    answer every query as brute force over the domains, with counterexamples of another
+    class. Over the reals a random forest adds no point (its thresholds are midpoints of
+    domain values, so each interval holds one); an extra-trees threshold may cut between
+    two of them, so there entailment over the reals only implies it over the domains."""
     model, domains, instances = full_depth_forest(cls, seed, k, trees)
     predict = hard_votes(model)
     n = len(domains)
     sets = [c for r in range(n + 1) for c in itertools.combinations(range(n), r)]
     for x in instances:
         bf = BruteForceOracle(predict, domains, x)
-        for o in (oracles.for_model(model, x, vote="hard"),
-                  oracles.for_model(model, x, vote="hard", domains=domains)):
+        for o, exact in ((oracles.for_model(model, x, vote="hard"),
+                          cls is RandomForestClassifier),
+                         (oracles.for_model(model, x, vote="hard", domains=domains), True)):
             assert isinstance(o, VoteOracle) and o.prediction == bf.prediction
             for fixed in sets:
                 cex = o.counterexample(fixed)
-                assert (cex is None) == bf.entails(fixed), (x, fixed)
+                assert (cex is None) == bf.entails(fixed) if exact else (
+                    cex is not None or bf.entails(fixed)), (x, fixed)
                 if cex is not None:
                     assert all(cex[f] == x[f] for f in fixed)
                     assert predict(np.asarray([cex]))[0] != o.prediction
+
+
+@pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([2, 4, 5]))
+def test_soft_vote_of_pure_leaves_is_the_vote_oracle(cls, seed, k, trees):
+    """Labels a function of the point: full-depth trees have pure leaves only, so the soft
+    vote (scikit-learn's predict) is a vote count: the SAT oracle answers it, as brute
+    force over ``predict`` does, ties included; one impure leaf keeps the branch and
+    bound, and the SAT checker refuses it."""
+    from fxai.verify.votes import VoteChecker
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 5))
+    domains = [list(range(int(rng.integers(2, 4)))) for _ in range(n)]
+    grid = np.array(list(itertools.product(*domains)), dtype=float)
+    label = rng.integers(0, k, size=len(grid))
+    label[:k] = np.arange(k) if len(grid) >= k else label[:k]
+    model = cls(n_estimators=trees, random_state=seed).fit(grid, label)
+    sets = [c for r in range(n + 1) for c in itertools.combinations(range(n), r)]
+    for x in grid[rng.choice(len(grid), size=min(3, len(grid)), replace=False)].tolist():
+        o = oracles.for_model(model, x)  # the default: scikit-learn's soft vote
+        bf = BruteForceOracle(model.predict, domains, x)
+        chk = VoteChecker(model, x, domains, vote="soft")
+        assert isinstance(o, VoteOracle) and o.prediction == bf.prediction
+        assert chk.weak_axps([set(s) for s in sets]) == [bf.entails(s) for s in sets]
+        for fixed in sets:
+            cex = o.counterexample(fixed)
+            assert (cex is None) == bf.entails(fixed), (x, fixed)
+            if cex is not None:
+                assert model.predict(np.asarray([cex]))[0] != o.prediction
+    model.set_params(bootstrap=False)  # every tree sees both points of the clash:
+    model.fit(np.vstack([grid, grid[:1]]), np.append(label, (label[0] + 1) % k))  # impure
+    assert not isinstance(oracles.for_model(model, grid[0].tolist()), VoteOracle)
+    with pytest.raises(ValueError, match="only when every leaf is pure"):
+        VoteChecker(model, grid[0].tolist(), vote="soft")

@@ -95,9 +95,11 @@ class ScoreEnsemble:
 
     @functools.cached_property
     def is_vote(self) -> bool:
-        """A majority vote: no intercept, divisor 1, every leaf one-hot (a hard-vote forest);
-        class scores are then vote counts, exact in any float type."""
-        if self.divisor != 1.0 or np.any(self.base != 0):
+        """A majority vote: no intercept, every leaf one-hot, divisor 1 or the number of
+        trees (a hard-vote forest, or a soft-vote one whose every leaf is pure): class
+        scores are then vote counts (over the number of trees), exact in any float type and
+        ordered, ties included, as the counts."""
+        if self.divisor not in (1.0, float(len(self.trees))) or np.any(self.base != 0):
             return False
         for t in self.trees:
             v = t.value[t.left < 0]

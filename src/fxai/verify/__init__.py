@@ -112,10 +112,10 @@ def _boosted(model, x, domains, vote):
 
 def _scores(model, x, domains, vote):
     from fxai.verify.scores import ScoreChecker
-    from fxai.verify.votes import VoteChecker
+    from fxai.verify.votes import VoteChecker, pure_leaves
 
-    if vote == "hard" and not _is_xgboost(model):
-        chk = VoteChecker(model, x, domains)
+    if not _is_xgboost(model) and (vote == "hard" or pure_leaves(model)):
+        chk = VoteChecker(model, x, domains, vote or "soft")
         return chk.weak_axps, list(range(chk.n_features))
     chk = ScoreChecker(model, x, domains, vote)
     return _each(chk.entails), list(range(chk.n_features))

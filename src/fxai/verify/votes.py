@@ -1,6 +1,7 @@
 """Independent checker of AXps / CXps of hard-vote random forests (scikit-learn
-``RandomForestClassifier`` / ``ExtraTreesClassifier``, ``vote="hard"``): SAT, every
-counterexample confirmed by the trees' own ``predict``.
+``RandomForestClassifier`` / ``ExtraTreesClassifier``, ``vote="hard"``, and soft-vote ones
+whose every leaf is pure): SAT, every counterexample confirmed by the library's own class
+(the trees' ``predict`` for the hard vote, the forest's ``predict`` for the soft one).
 
 Shares no code with the oracle (:mod:`fxai.oracles.votes`): the trees are read from
 scikit-learn's ``tree_`` arrays by :class:`~fxai.verify.scores.ScoreChecker` (left iff
@@ -92,13 +93,25 @@ class _Formula:
         return self._beats[(j, c)]
 
 
+def pure_leaves(model) -> bool:
+    """Is every leaf of the forest pure (class fractions 0 or 1)? Then its soft vote (the
+    mean of the trees' one-hot fractions: vote counts over the number of trees, exact in
+    float64) orders the classes as the hard vote does, ties included."""
+    k = len(model.classes_)
+    return all(np.isin(e.tree_.value[e.tree_.children_left < 0, 0, :k], (0.0, 1.0)).all()
+               for e in model.estimators_)
+
+
 class VoteChecker(ScoreChecker):
-    """SAT checks of a hard-vote forest at ``x`` (see the module); ``domains`` and
-    ``samples`` as for :class:`ScoreChecker`."""
+    """SAT checks of a forest's vote at ``x`` (see the module): ``vote="hard"``, or "soft"
+    for a forest whose every leaf is pure (:func:`pure_leaves`; points are then confirmed
+    by ``model.predict``); ``domains`` and ``samples`` as for :class:`ScoreChecker`."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
-                 samples: int = 0):
-        super().__init__(model, x, domains, "hard", samples)
+                 vote: str = "hard", samples: int = 0):
+        if vote == "soft" and not pure_leaves(model):
+            raise ValueError("a soft vote is a vote count only when every leaf is pure")
+        super().__init__(model, x, domains, vote, samples)
 
     def _encode(self, trees) -> None:
         self._n_bin = self._features(trees)  # binary index i is SAT variable i + 1
