@@ -119,10 +119,11 @@ def pyxai_worker(model_file: str, rows_file: str, out_file: str) -> None:
         explainer = Explaining.initialize(converted, instance=x)
         reason = explainer.sufficient_reason()
         cpu = time.process_time() - t0
-        conditions = explainer.to_features(reason, details=True).values() if reason else []
-        # a condition's "id" is its feature's 1-based column
-        out.append({"cpu_s": cpu, "features": sorted({c["id"] - 1 for cs in conditions
-                                                      for c in cs})})
+        # the 1-based feature of each literal (``to_features`` fails on digits' unused
+        # pixels: it indexes a list of the used features' names by column)
+        mapping = explainer._random_forest.map_id_binaries_to_features
+        out.append({"cpu_s": cpu, "features": sorted({mapping[abs(lit)][0] - 1
+                                                      for lit in reason})})
     Path(out_file).write_text(json.dumps(out))
 
 
