@@ -11,8 +11,9 @@ another cardinality encoding (the totalizer). Per tree and class a variable ``v`
 each root-to-leaf path of a leaf voting that class (its first class of highest fraction),
 and per tree and class a variable ``u`` ("votes that class") that excludes the tree's other
 classes. Rival ``j`` beats the prediction ``c`` iff ``votes_j - votes_c >= [j > c]``
-(first-max tie rule), i.e. ``#u(., j) + #not v(., c) >= #trees that can vote c + [j > c]``:
-one constraint per rival under a selector. The MILP of :class:`ScoreChecker` checks the
+(first-max tie rule), i.e. ``#u(., j) + #not v(., c) >= #trees that can vote c + [j > c]``
+(two classes: ``#not v(., c) >= ceil((T + [j > c]) / 2)`` less the trees that never vote
+c): one constraint per class pair under a selector, kept with the model's formula. The MILP of :class:`ScoreChecker` checks the
 same queries (the test suite compares them) but takes seconds on a default forest.
 """
 
