@@ -117,7 +117,11 @@ def pyxai_worker(model_file: str, rows_file: str, out_file: str) -> None:
     for x in rows:
         t0 = time.process_time()
         explainer = Explaining.initialize(converted, instance=x)
-        reason = explainer.sufficient_reason()
+        try:
+            reason = explainer.sufficient_reason()
+        except IndexError as e:  # PyXAI 2.0.1 on digits: its own to_features fails
+            out.append({"error": f"{type(e).__name__}: {e}"})
+            continue
         cpu = time.process_time() - t0
         # the 1-based feature of each literal (``to_features`` fails on digits' unused
         # pixels: it indexes a list of the used features' names by column)
@@ -169,6 +173,10 @@ def run_peer(tool: str, argv: list[str], model, rows) -> list[dict]:
         return [{"tool": tool, "instance": i, "note": "unsupported"} for i in range(len(rows))]
     out = []
     for i, (x, rec) in enumerate(zip(rows, got, strict=True)):
+        if "error" in rec:
+            print(f"{tool} instance {i}: {rec['error']}", flush=True)
+            out.append({"tool": tool, "instance": i, "note": "failed"})
+            continue
         feats = set(rec["features"])
         weak = verify.weak_axp_fn(model, x, vote="hard")[0]([feats, *(feats - {f}
                                                                       for f in feats)])

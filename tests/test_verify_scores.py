@@ -95,3 +95,22 @@ def test_sat_vote_checker_follows_a_refitted_model():
     assert not VoteChecker(rf, [0.0, 0.0]).entails([])
     rf.fit(X, np.zeros(12, dtype=int) + np.array([0, 0, 0, 1] * 3))  # x1 and x2: class 1
     assert VoteChecker(rf, [0.0, 0.0]).entails([0]) and VoteChecker(rf, [0.0, 0.0]).entails([1])
+
+
+def test_thresholds_no_float32_separates_are_one_cut():
+    """Two trees cut feature 0 at float64 thresholds with no float32 between them (as
+    iris's forests do): the interval between them holds no point, where both trees would
+    vote class 1. Every point ties (one vote each), so class 0 is certain; the checkers
+    used to find a "point" there (the SAT one then raised)."""
+    X, y = [[0.0], [1.0]] * 2, [0, 1] * 2
+    rf = RandomForestClassifier(n_estimators=2, max_depth=1, bootstrap=False,
+                                random_state=0).fit(X, y)
+    t1 = float(np.float32(0.7))
+    t2 = float(np.nextafter(t1, np.inf))
+    for est, t, (lo, hi) in zip(rf.estimators_, (t1, t2), ((0, 1), (1, 0)), strict=True):
+        tree = est.tree_
+        tree.feature[0], tree.threshold[0] = 0, t
+        tree.value[1, 0, :], tree.value[2, 0, :] = np.eye(2)[lo], np.eye(2)[hi]
+    assert VoteChecker(rf, [0.0]).entails([]) and VoteChecker(rf, [0.0], vote="soft").entails([])
+    assert ScoreChecker(rf, [0.0], None, "hard", samples=0).entails([])
+    assert oracles.for_model(rf, [0.0], vote="hard").entails([])

@@ -99,7 +99,7 @@ class ScoreChecker:
         for feat, thr, _, _, _ in trees:
             for f, t in zip(feat, thr, strict=True):
                 if f >= 0:
-                    cuts.setdefault(int(f), set()).add(float(t))
+                    cuts.setdefault(int(f), set()).add(self._cut(t))
         self.cuts = {f: np.array(sorted(ts)) for f, ts in cuts.items()}
         nv = 0
         self.z: dict[tuple[int, int], int] = {}
@@ -141,7 +141,7 @@ class ScoreChecker:
                 if left[node] < 0:
                     continue
                 f = int(feat[node])
-                zj = self.z[f, int(np.searchsorted(self.cuts[f], float(thr[node])))]
+                zj = self.z[f, int(np.searchsorted(self.cuts[f], self._cut(thr[node])))]
                 rows.append(({**dict.fromkeys(under[left[node]], 1.0), zj: -1.0}, -np.inf, 0.0))
                 rows.append(({**dict.fromkeys(under[right[node]], 1.0), zj: 1.0}, -np.inf, 1.0))
         r, c, v = [], [], []
@@ -158,6 +158,16 @@ class ScoreChecker:
         self._base = self._scores(self.x[None])[0] - sum(
             value[self._leaf(feat, thr, left, right, self.x)]
             for feat, thr, left, right, value in trees)
+
+    def _cut(self, t: float) -> float:
+        """The float32 value that decides as threshold ``t`` does: the largest float32 <= t
+        (left iff ``float32(x) <= t``) or the smallest >= t (left iff ``float32(x) < t``).
+        Thresholds with no float32 between them are one cut, so no interval of cuts is
+        empty of float32 points."""
+        a = np.float32(t)
+        if self.strict:
+            return float(a if float(a) >= t else np.nextafter(a, np.float32(np.inf)))
+        return float(a if float(a) <= t else np.nextafter(a, np.float32(-np.inf)))
 
     def _left(self, value: float, t: float) -> bool:
         """Does ``value`` go to the left of cut ``t`` (the library's float32 test)?"""

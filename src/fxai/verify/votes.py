@@ -13,8 +13,9 @@ and per tree and class a variable ``u`` ("votes that class") that excludes the t
 classes. Rival ``j`` beats the prediction ``c`` iff ``votes_j - votes_c >= [j > c]``
 (first-max tie rule), i.e. ``#u(., j) + #not v(., c) >= #trees that can vote c + [j > c]``
 (two classes: ``#not v(., c) >= ceil((T + [j > c]) / 2)`` less the trees that never vote
-c): one constraint per class pair under a selector, kept with the model's formula. The MILP of :class:`ScoreChecker` checks the
-same queries (the test suite compares them) but takes seconds on a default forest.
+c): one constraint per class pair under a selector, kept with the model's formula. The MILP
+of :class:`ScoreChecker` checks the same queries (the test suite compares them) but takes
+seconds on a default forest.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class _Formula:
                     clauses.append([*(-lit for lit in path), pool.id(("v", t, k))])
                     continue
                 f = int(feat[node])
-                zj = chk.z[f, int(np.searchsorted(chk.cuts[f], float(thr[node])))] + 1
+                zj = chk.z[f, int(np.searchsorted(chk.cuts[f], chk._cut(thr[node])))] + 1
                 stack += [(int(left[node]), [*path, zj]), (int(right[node]), [*path, -zj])]
             for k in seen if not self.binary else ():  # u(t, k): no other class of t
                 clauses += [[-pool.id(("u", t, k)), -pool.id(("v", t, o))] for o in seen - {k}]
