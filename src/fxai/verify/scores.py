@@ -160,13 +160,14 @@ class ScoreChecker:
             for feat, thr, left, right, value in trees)
 
     def _cut(self, t: float) -> float:
-        """The float32 value that decides as threshold ``t`` does: the largest float32 <= t
-        (left iff ``float32(x) <= t``) or the smallest >= t (left iff ``float32(x) < t``).
+        """The float32 value that decides as threshold ``t`` does: XGBoost's split itself
+        (a float32, read back from its text: the nearest float32), or for scikit-learn's
+        float64 threshold the largest float32 <= t (left iff ``float32(x) <= t``).
         Thresholds with no float32 between them are one cut, so no interval of cuts is
         empty of float32 points."""
         a = np.float32(t)
         if self.strict:
-            return float(a if float(a) >= t else np.nextafter(a, np.float32(np.inf)))
+            return float(a)
         return float(a if float(a) <= t else np.nextafter(a, np.float32(-np.inf)))
 
     def _left(self, value: float, t: float) -> bool:
