@@ -107,7 +107,12 @@ class ScoreEnsemble:
                 return False
         return True
 
-
+    @functools.cached_property
+    def is_soft_vote(self) -> bool:
+        """A soft vote with some impure leaf (a scikit-learn forest's ``predict``): float64
+        scores, no intercept, a positive divisor, not :attr:`is_vote`."""
+        return (self.dtype is np.float64 and not np.any(self.base != 0) and self.divisor > 0
+                and not self.is_vote)
 
 
 def convert(model):

@@ -42,7 +42,7 @@ def _load_builtin() -> None:
     _LOADED = True
     import importlib
 
-    for name in ("nbc", "xpg", "boosted", "scores", "votes"):
+    for name in ("nbc", "xpg", "boosted", "scores", "votes", "soft_votes"):
         importlib.import_module(f"fxai.oracles.{name}")
 
 

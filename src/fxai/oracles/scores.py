@@ -1,6 +1,7 @@
 """Exact entailment oracle for score ensembles (:mod:`fxai.models.scores`): multi-class
-XGBoost and soft-vote random forests, by the boosted trees' branch and bound (a hard-vote
-forest, ``ScoreEnsemble.is_vote``, gets the SAT oracle of :mod:`fxai.oracles.votes`).
+XGBoost, by the boosted trees' branch and bound (a forest gets a SAT oracle: a vote count,
+``ScoreEnsemble.is_vote``, the one of :mod:`fxai.oracles.votes`, another soft vote the one of
+:mod:`fxai.oracles.soft_votes`, which falls back on this search for a very large pair).
 
 The prediction ``c`` is the first class of highest score. A point is of another class iff
 some class ``j`` reaches ``c``'s score: ``score_j > score_c``, or ``score_j == score_c`` for
@@ -94,6 +95,12 @@ class ScoreOracle(BoostedOracle):
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """Branch and bound per rival class from the box of ``mask``; a counterexample or
         None."""
+        return self._branch_and_bound(mask, (_FIRST_PASS, -1))
+
+    def _branch_and_bound(self, mask: np.ndarray, limits) -> np.ndarray | None | bool:
+        """Passes of the branch and bound over the open rivals, each search cut off after
+        its pass's number of boxes (-1: none); a counterexample, None, or False if some
+        rival is still undecided after the last pass."""
         n = len(self._used)
         lo = np.zeros(n + 1, dtype=np.int64)
         hi = self._size.copy()
@@ -102,7 +109,7 @@ class ScoreOracle(BoostedOracle):
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
         open_rivals = list(self._rivals)
-        for limit in (_FIRST_PASS, -1):  # a quick pass over all rivals, then to the end
+        for limit in limits:
             undecided = []
             for j in open_rivals:
                 cf, clo, chi, val, jv, starts, tol = self._pair(j)
@@ -115,7 +122,8 @@ class ScoreOracle(BoostedOracle):
                 elif point.size:
                     return point
             open_rivals = undecided
-        return None
+        return False if open_rivals else None
 
 
-register(lambda m: isinstance(m, ScoreEnsemble) and not m.is_vote, ScoreOracle)
+register(lambda m: isinstance(m, ScoreEnsemble) and not (m.is_vote or m.is_soft_vote),
+         ScoreOracle)

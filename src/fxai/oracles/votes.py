@@ -50,17 +50,39 @@ SOLVER = "glucose4"
 ENCODING = EncType.kmtotalizer
 
 
-class _Encoding:
+class Intervals:
+    """The order encoding of the intervals ``allowed`` of each used feature (``y[f][k]``:
+    interval index >= k), shared by the forest SAT oracles."""
+
+    def __init__(self, allowed):
+        self.pool = IDPool()
+        self.size = [len(a) for a in allowed]
+        self.y = [[0] + [self.pool.id(("y", f, k)) for k in range(1, s)]
+                  for f, s in enumerate(self.size)]
+        self.order = [[-ys[k + 1], ys[k]] for ys in self.y for k in range(1, len(ys) - 1)]
+
+    def outside(self, box: dict) -> list[int]:
+        """The literals of "the point is outside ``box``" (column -> ``[lo, hi)``): the body
+        of a path clause, or the clause that cuts the box off."""
+        return [*(-self.y[f][lo] for f, (lo, _) in box.items() if lo > 0),
+                *(self.y[f][hi] for f, (_, hi) in box.items() if hi < self.size[f])]
+
+    def fixed(self, f: int, k: int) -> list[int]:
+        """The literals that put feature column ``f`` in interval ``k``."""
+        out = [self.y[f][k]] if k > 0 else []
+        return out + ([-self.y[f][k + 1]] if k + 1 < self.size[f] else [])
+
+    def interval(self, model: set[int], f: int) -> int:
+        return sum(1 for v in self.y[f][1:] if v in model)
+
+
+class _Encoding(Intervals):
     """The CNF of a vote forest over the intervals ``allowed`` and its incremental solver,
     shared by the oracles that use it (see the module)."""
 
     def __init__(self, ens: ScoreEnsemble, paths, thr, allowed, used):
-        self.pool = IDPool()
-        size = [len(a) for a in allowed]
-        self.y = [[0] + [self.pool.id(("y", f, k)) for k in range(1, s)]
-                  for f, s in enumerate(size)]
-        self.size = size
-        clauses = [[-ys[k + 1], ys[k]] for ys in self.y for k in range(1, len(ys) - 1)]
+        super().__init__(allowed)
+        clauses = list(self.order)
         self.n_trees = len(ens.trees)
         self.classes: list[set[int]] = []  # per tree, the classes its reachable leaves vote
         for t, tree in enumerate(ens.trees):
@@ -68,9 +90,7 @@ class _Encoding:
             for node, box in leaf_boxes(paths[t], thr, allowed, used):
                 k = int(np.argmax(tree.value[node]))
                 votes.add(k)
-                clauses.append([*(-self.y[f][lo] for f, (lo, _) in box.items() if lo > 0),
-                                *(self.y[f][hi] for f, (_, hi) in box.items() if hi < size[f]),
-                                self.pool.id(("p", t, k))])
+                clauses.append([*self.outside(box), self.pool.id(("p", t, k))])
             self.classes.append(votes)
         if ens.n_classes > 2:  # q(t, j) -> tree t votes j: no other class of it is taken
             for t, votes in enumerate(self.classes):
@@ -124,15 +144,6 @@ class _Encoding:
                 self._rivals[c] = self.pool.id(("any", c))
                 self.solver.add_clause([-self._rivals[c], *sels])
         return self._rivals[c]
-
-    def fixed(self, f: int, k: int) -> list[int]:
-        """The literals that put feature column ``f`` in interval ``k``."""
-        out = [self.y[f][k]] if k > 0 else []
-        return out + ([-self.y[f][k + 1]] if k + 1 < self.size[f] else [])
-
-    def interval(self, model: set[int], f: int) -> int:
-        return sum(1 for v in self.y[f][1:] if v in model)
-
 
 class VoteOracle(ScoreOracle):
     """Exact SAT oracle for a hard-vote :class:`ScoreEnsemble` (see the module); the same

@@ -1,0 +1,207 @@
+"""Exact SAT oracle for soft-vote forests whose leaves are not all pure.
+
+A soft-vote forest (:mod:`fxai.models.forest`, ``vote="soft"``, scikit-learn's
+``predict``) scores class k by ``sum_t v_t(x)[k] / T``, added in float64 in tree order, and
+predicts the first class of highest score. When every leaf is pure the scores are vote
+counts and :class:`~fxai.oracles.votes.VoteOracle` answers; otherwise this oracle does.
+
+Relaxation. For the prediction ``c`` and a rival ``j`` let ``d_t = v_t[c] - v_t[j]`` at the
+leaf tree ``t`` gives the point (exact, as fractions of the float64 values) and ``w_t =
+floor(S d_t)`` (``S = SCALE``). A point is of another class only if some rival's scores
+reach ``c``'s in float64, and then the real sum ``sum_t d_t`` is at most ``G``, a rigorous
+bound on the rounding of the two sums and the division (:func:`_gap`); so ``sum_t w_t <=
+floor(S G)`` (0 for any forest of practical size). The encoding asks for points of this
+relaxation: no point of another class is lost, and every point found is checked in the
+library's float64 arithmetic (``ScoreEnsemble.predict_index``, bit for bit scikit-learn's).
+A point that keeps ``c`` (rounding by at most ``T / S`` votes let it in) is cut off with all
+the points that reach the same leaves (they have the same scores), and the solver asked
+again.
+
+Encoding (one CNF and incremental solver per model, kept while the ensemble lives; with
+``domains`` one per oracle): the order encoding of the intervals (as the vote oracle's);
+per pair ``(c, j)`` and tree, the distinct weights ``w_1 < ... < w_m`` of its reachable
+leaves and a literal ``l_k`` ("the tree's weight is at least ``w_k``", k >= 2) implied by
+each root-to-leaf path of a leaf of weight at least ``w_k``; then ``sum_t w_1 + sum
+(w_k - w_{k-1}) l_k <= floor(S G)`` is one pseudo-Boolean constraint per pair, under a
+selector, encoded by pindakaas's binary merge through ``pysat.pb``. The literals are only
+implied, so the sum bounds the leaves' weights from above: sound, and a point of the
+relaxation sets them exactly. A pair whose constraint would have more than ``MAX_TERMS``
+weighted literals is searched by the branch and bound of
+:class:`~fxai.oracles.scores.ScoreOracle` instead (same answers).
+
+Choice by measurement, on breast_cancer forests of 100 trees (the first 10 test rows;
+``python -m benchmarks.forests --soft``): see docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+from pysat.pb import EncType, PBEnc
+from pysat.solvers import Solver
+
+from fxai.models.scores import ScoreEnsemble
+from fxai.oracles.boosted import leaf_boxes
+from fxai.oracles.registry import register
+from fxai.oracles.scores import ScoreOracle
+from fxai.oracles.votes import SOLVER, Intervals
+
+SCALE = 100  # weights floor(SCALE * (v_c - v_j))
+BOXES, CONFLICTS = 256, 1000  # first budgets of the branch and bound and the solver
+MAX_TERMS = 20_000  # weighted literals per pair above which the branch and bound answers
+
+
+def _gap(ens: ScoreEnsemble) -> float:
+    """An upper bound on ``sum_t (v_t[c] - v_t[j])`` (real) at any point whose float64
+    scores rank ``j`` at least as high as ``c``: twice the rounding of a sum of T terms in
+    tree order, plus what the division by the divisor can merge (relative 2^-52 each)."""
+    mass = sum(float(np.abs(t.value[t.left < 0]).max(initial=0.0)) for t in ens.trees)
+    u = 2.0 ** -52
+    return (2 * (len(ens.trees) + 1) + 4) * u * mass * 1.01
+
+
+class _SoftEncoding(Intervals):
+    """The CNF of a soft-vote forest over the intervals ``allowed`` (see the module)."""
+
+    def __init__(self, ens: ScoreEnsemble, paths, thr, allowed, used):
+        super().__init__(allowed)
+        self.ens = ens
+        self.leaves = [dict(leaf_boxes(paths[t], thr, allowed, used))
+                       for t in range(len(ens.trees))]
+        self.bound = math.floor(SCALE * _gap(ens))
+        self.solver = Solver(name=SOLVER, bootstrap_with=self.order)
+        self._pairs: dict[tuple[int, int], int | None | bool] = {}
+        self._rivals: dict[int, int | None | bool] = {}
+
+    def _weights(self, c: int, j: int) -> list[dict[int, int]]:
+        """Per tree, its reachable leaves' weights ``floor(SCALE * (v_c - v_j))``."""
+        out = []
+        for tree, leaves in zip(self.ens.trees, self.leaves, strict=True):
+            out.append({node: math.floor(SCALE * (Fraction(float(tree.value[node, c]))
+                                                  - Fraction(float(tree.value[node, j]))))
+                        for node in leaves})
+        return out
+
+    def _pair(self, c: int, j: int) -> int | None | bool:
+        """The selector of "j may reach c" (its constraint added on first use), None if j
+        never can, False if the constraint is too large (see the module)."""
+        if (c, j) in self._pairs:
+            return self._pairs[(c, j)]
+        const, terms, clauses = 0, [], []
+        for t, weights in enumerate(self._weights(c, j)):
+            levels = sorted(set(weights.values()))
+            const += levels[0]
+            lits = [0] + [self.pool.id(("l", c, j, t, k)) for k in range(1, len(levels))]
+            terms += [(lits[k], levels[k] - levels[k - 1]) for k in range(1, len(levels))]
+            clauses += [[-lits[k], lits[k - 1]] for k in range(2, len(levels))]
+            rank = {w: k for k, w in enumerate(levels)}
+            clauses += [[*self.outside(self.leaves[t][node]), lits[rank[w]]]
+                        for node, w in weights.items() if rank[w] > 0]
+        room = self.bound - const
+        if room < 0:
+            sel: int | None | bool = None
+        elif len(terms) > MAX_TERMS:
+            sel = False
+        else:
+            sel = self.pool.id(("sel", c, j))
+            self.solver.append_formula(clauses)
+            if sum(w for _, w in terms) > room:
+                pb = PBEnc.atmost([lit for lit, _ in terms], [w for _, w in terms], bound=room,
+                                  vpool=self.pool, encoding=EncType.binmerge,
+                                  conditionals=[sel])
+                self.solver.append_formula(pb.clauses)
+        self._pairs[(c, j)] = sel
+        return sel
+
+    def rival(self, c: int, rivals) -> int | None | bool:
+        """The selector of "some rival may reach c", None if none can, False if a pair is
+        left to the branch and bound."""
+        if c not in self._rivals:
+            sels = [self._pair(c, j) for j in rivals]
+            if any(s is False for s in sels):
+                self._rivals[c] = False
+            else:
+                sels = [s for s in sels if s is not None]
+                if len(sels) <= 1:
+                    self._rivals[c] = sels[0] if sels else None
+                else:
+                    self._rivals[c] = self.pool.id(("any", c))
+                    self.solver.add_clause([-self._rivals[c], *sels])
+        return self._rivals[c]
+
+    def cut(self, sel: int, point32: np.ndarray) -> None:
+        """Cut off (under ``sel``) every point that reaches the leaves ``point32`` reaches."""
+        box: dict[int, tuple[int, int]] = {}
+        for tree, leaves in zip(self.ens.trees, self.leaves, strict=True):
+            node = int(tree.leaf_of(point32)[0])
+            for f, (lo, hi) in leaves[node].items():
+                blo, bhi = box.get(f, (0, self.size[f]))
+                box[f] = (max(lo, blo), min(hi, bhi))
+        self.solver.add_clause([-sel, *self.outside(box)])
+
+
+class SoftVoteOracle(ScoreOracle):
+    """Exact SAT oracle for a soft-vote forest (float64 :class:`ScoreEnsemble`, see the
+    module); the same interface and ``domains`` as :class:`ScoreOracle`.
+
+    Examples
+    --------
+    >>> from fxai.models.boosted import Tree
+    >>> stump = lambda a, b: Tree(feature=np.array([0, 0, 0]),
+    ...     threshold=np.float32([0.5, 0, 0]), left=np.array([1, -1, -1]),
+    ...     right=np.array([2, -1, -1]), value=np.float64([[0, 0], a, b]))
+    >>> ens = ScoreEnsemble((stump([0.7, 0.3], [0.2, 0.8]), stump([0.4, 0.6], [0.5, 0.5])),
+    ...                     np.zeros(2), 2.0, (0, 1), 1, "two soft trees")
+    >>> o = SoftVoteOracle(ens, [0.0])  # 1.1 against 0.9; at x >= 0.5, 0.7 against 1.3
+    >>> o.prediction, o.entails([0]), o.counterexample([])
+    (0, True, [0.5])
+    """
+
+    def __init__(self, model: ScoreEnsemble, x, domains=None):
+        super().__init__(model, x, domains)
+        enc = self._model.get("soft") if domains is None else None
+        if enc is None:
+            enc = _SoftEncoding(model, self._model["paths"], self._thr, self._allowed,
+                                self._used)
+            if domains is None:
+                self._model["soft"] = enc
+        self._enc = enc
+
+    def _search(self, mask: np.ndarray) -> np.ndarray | None:
+        """The branch and bound and the SAT solver in turn, each with a budget (boxes per
+        rival, conflicts) that grows fourfold per round, until one answers."""
+        enc = self._enc
+        sel = enc.rival(self.index, self._rivals)
+        if sel is None:
+            return None
+        if sel is False:
+            return super()._search(mask)
+        fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
+        boxes, conflicts = BOXES, CONFLICTS
+        while True:
+            t0 = time.process_time()
+            point = self._branch_and_bound(mask, (boxes,))
+            if point is not False:
+                return point
+            t1 = time.process_time()
+            enc.solver.conf_budget(conflicts)
+            found = enc.solver.solve_limited(assumptions=[*fixed, sel])
+            if found is False:
+                return None
+            if found is None:  # grow both, the one that took less time more
+                fast = t1 - t0 < time.process_time() - t1
+                boxes, conflicts = boxes * (8 if fast else 2), conflicts * (2 if fast else 8)
+                continue
+            model = {v for v in enc.solver.get_model() if v > 0}
+            ints = np.array([enc.interval(model, f) for f in range(len(self._used))],
+                            dtype=np.int64)
+            point = np.asarray([self._point(ints)], dtype=np.float64)
+            if self.ensemble.predict_index(point)[0] != self.index:
+                return ints
+            enc.cut(sel, point.astype(np.float32))
+
+
+register(lambda m: isinstance(m, ScoreEnsemble) and m.is_soft_vote, SoftVoteOracle)
