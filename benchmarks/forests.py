@@ -1,15 +1,17 @@
-"""Benchmark: hard-vote random forests at the size people train them, fxai beside RFxpl and
-PyXAI on the same models and instances.
+"""Benchmark: random forests at the size people train them, fxai beside RFxpl and PyXAI on
+the same models and instances.
 
-    .venv/bin/python -m benchmarks.forests [--instances 10] [--models ...]
+    .venv/bin/python -m benchmarks.forests [--vote hard|soft] [--instances 10] [--models ...]
         [--rfxpl CHECKOUT] [--pyxai VENV]
 
 Models (scikit-learn's own datasets, ``train_test_split(test_size=0.25, random_state=0)``):
 ``bc-default`` ``RandomForestClassifier(random_state=0)`` on breast_cancer (100 full-depth
-trees, 2 classes), ``bc-depth6`` the same with ``max_depth=6``, ``digits-default`` on digits
-(10 classes), ``bc-extra`` ``ExtraTreesClassifier(random_state=0)``. Explained: the first
-``--instances`` test rows, under the hard vote (the majority of the trees' votes, first
-class of most votes).
+trees, 2 classes), ``bc-depth6`` the same with ``max_depth=6``, ``bc-entropy6`` with
+``max_depth=6, criterion="entropy"``, ``bc-leaf5`` with ``min_samples_leaf=5`` (both with
+impure leaves), ``digits-default`` on digits (10 classes), ``bc-extra``
+``ExtraTreesClassifier(random_state=0)``. Explained: the first ``--instances`` test rows,
+under ``--vote``: ``hard`` (default; the majority of the trees' votes, first class of most
+votes) or ``soft`` (scikit-learn's ``predict``).
 
 * fxai, in this process after one conversion (``oracles.prepare``): CPU s of one AXp
   (``explain.find_axp``, deletion; the first instance of each predicted class also builds
@@ -17,15 +19,19 @@ class of most votes).
   (``verify.check_all``: sufficient and subset-minimal).
 * RFxpl (``--rfxpl``: a checkout of github.com/izzayacine/RFxpl; run in
   ``<out folder>/rfxpl-venv``, made with its imports when absent): ``XRF.explain(x, "abd",
-  "sat")`` per instance (its per-instance encoding included, the forest's conversion not).
+  "sat")`` per instance for the hard vote, its MaxSAT route ``"maxsat"`` for the soft vote
+  (its per-instance encoding included, the forest's conversion not).
 * PyXAI (``--pyxai VENV``: made there with ``pip install pyxai==2.0.1`` when absent): its
-  ``sufficient_reason`` per instance, the model's import not included.
+  ``sufficient_reason`` per instance, the model's import not included (hard vote only:
+  PyXAI explains the majority vote).
 
 Peers run in their own processes on the same pickled model and rows (their virtual
 environments get this scikit-learn and numpy); every explanation is checked by fxai's
 independent checker (sufficient; subset-minimal over features).
 
-Writes ``<out>.csv`` (one row per tool, model and instance) and ``<out>.md`` (per tool
+Writes ``<out>.csv`` (one row per tool, model and instance; ``--out`` defaults to
+``results/bench/forests`` for the hard vote, ``results/bench/forests-soft`` for the soft
+one) and ``<out>.md`` (per tool
 and model: mean, max and total CPU s, the explanations checked valid and minimal, and those
 equal to fxai's).
 """
@@ -54,6 +60,9 @@ def models(names: list[str]) -> dict:
     specs = {
         "bc-default": (load_breast_cancer, RandomForestClassifier, {}),
         "bc-depth6": (load_breast_cancer, RandomForestClassifier, {"max_depth": 6}),
+        "bc-entropy6": (load_breast_cancer, RandomForestClassifier,
+                        {"max_depth": 6, "criterion": "entropy"}),
+        "bc-leaf5": (load_breast_cancer, RandomForestClassifier, {"min_samples_leaf": 5}),
         "digits-default": (load_digits, RandomForestClassifier, {}),
         "bc-extra": (load_breast_cancer, ExtraTreesClassifier, {}),
     }
@@ -66,16 +75,16 @@ def models(names: list[str]) -> dict:
     return out
 
 
-def run_fxai(model, rows) -> list[dict]:
+def run_fxai(model, rows, vote: str) -> list[dict]:
     from fxai import explain, oracles, verify
 
-    oracles.prepare(model, vote="hard")
+    oracles.prepare(model, vote=vote)
     out = []
     for i, x in enumerate(rows):
         t0 = time.process_time()
-        axp = explain.find_axp(oracles.for_model(model, x, vote="hard"))
+        axp = explain.find_axp(oracles.for_model(model, x, vote=vote))
         t1 = time.process_time()
-        ok = verify.check_all(model, x, [axp], [], vote="hard")[0][0]
+        ok = verify.check_all(model, x, [axp], [], vote=vote)[0][0]
         t2 = time.process_time()
         out.append({"tool": "fxai", "instance": i, "cpu_s": t1 - t0, "check_s": t2 - t1,
                     "size": len(axp), "valid": ok, "minimal": ok, "features": axp})
@@ -131,10 +140,11 @@ def pyxai_worker(model_file: str, rows_file: str, out_file: str) -> None:
     Path(out_file).write_text(json.dumps(out))
 
 
-def rfxpl_worker(checkout: str, model_file: str, rows_file: str, out_file: str) -> None:
-    """With an RFxpl checkout on the path: its AXp (SAT, majority vote) of each row, CPU s
-    of the explanation (its per-instance encoding included; the forest's conversion, once
-    per model, is not)."""
+def rfxpl_worker(checkout: str, etype: str, model_file: str, rows_file: str,
+                 out_file: str) -> None:
+    """With an RFxpl checkout on the path: its AXp of each row (``etype`` "sat": majority
+    vote, "maxsat": soft vote), CPU s of the explanation (its per-instance encoding
+    included; the forest's conversion, once per model, is not)."""
     import collections
     import collections.abc
 
@@ -150,13 +160,13 @@ def rfxpl_worker(checkout: str, model_file: str, rows_file: str, out_file: str) 
     out = []
     for x in np.load(rows_file):
         t0 = time.process_time()
-        expl = xrf.explain(x, "abd", "sat")
+        expl = xrf.explain(x, "abd", etype)
         out.append({"cpu_s": time.process_time() - t0, "features": sorted(map(int, expl))})
         del xrf.enc  # the next instance is encoded anew, as RFxp.py does
     Path(out_file).write_text(json.dumps(out))
 
 
-def run_peer(tool: str, argv: list[str], model, rows) -> list[dict]:
+def run_peer(tool: str, argv: list[str], model, rows, vote: str) -> list[dict]:
     """Run a peer's worker process on ``model`` and ``rows``; check its explanations."""
     import numpy as np
 
@@ -178,7 +188,7 @@ def run_peer(tool: str, argv: list[str], model, rows) -> list[dict]:
             out.append({"tool": tool, "instance": i, "note": "failed"})
             continue
         feats = set(rec["features"])
-        weak = verify.weak_axp_fn(model, x, vote="hard")[0]([feats, *(feats - {f}
+        weak = verify.weak_axp_fn(model, x, vote=vote)[0]([feats, *(feats - {f}
                                                                       for f in feats)])
         out.append({"tool": tool, "instance": i, "cpu_s": rec["cpu_s"], "size": len(feats),
                     "valid": weak[0], "minimal": weak[0] and not any(weak[1:]),
@@ -189,15 +199,17 @@ def run_peer(tool: str, argv: list[str], model, rows) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--vote", choices=["hard", "soft"], default="hard")
     p.add_argument("--instances", type=int, default=10)
     p.add_argument("--models", nargs="+", default=["bc-default", "digits-default"],
-                   choices=["bc-default", "bc-depth6", "digits-default", "bc-extra"])
+                   choices=["bc-default", "bc-depth6", "bc-entropy6", "bc-leaf5",
+                            "digits-default", "bc-extra"])
     p.add_argument("--pyxai", type=Path, help="virtual environment with PyXAI (made if absent)")
-    p.add_argument("--out", default="results/bench/forests")
+    p.add_argument("--out", help="output path without suffix (see the module)")
     p.add_argument("--rfxpl", type=Path,
                    help="a checkout of RFxpl (run in <out folder>/rfxpl-venv, made if absent)")
     p.add_argument("--pyxai-worker", nargs=3, help=argparse.SUPPRESS)
-    p.add_argument("--rfxpl-worker", nargs=4, help=argparse.SUPPRESS)
+    p.add_argument("--rfxpl-worker", nargs=5, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.pyxai_worker:
         pyxai_worker(*args.pyxai_worker)
@@ -207,19 +219,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import pandas as pd
 
-    out = Path(args.out)
+    vote = args.vote
+    out = Path(args.out or ("results/bench/forests" + ("-soft" if vote == "soft" else "")))
     out.parent.mkdir(parents=True, exist_ok=True)
     rows = []
     for name, (model, test) in models(args.models).items():
         xs = test[:args.instances]
-        found = run_fxai(model, xs)
+        found = run_fxai(model, xs, vote)
         if args.rfxpl:
             py = venv_python(out.parent / "rfxpl-venv", RFXPL)
+            etype = "sat" if vote == "hard" else "maxsat"
             found += run_peer("RFxpl", [str(py), __file__, "--rfxpl-worker",
-                                        str(args.rfxpl.resolve())], model, xs)
-        if args.pyxai:
+                                        str(args.rfxpl.resolve()), etype], model, xs, vote)
+        if args.pyxai and vote == "hard":
             py = venv_python(args.pyxai.resolve(), PYXAI)
-            found += run_peer("PyXAI", [str(py), __file__, "--pyxai-worker"], model, xs)
+            found += run_peer("PyXAI", [str(py), __file__, "--pyxai-worker"], model, xs, vote)
         rows += [{"model": name, **r} for r in found]
     df = pd.DataFrame(rows).reindex(columns=["model", "tool", "instance", "cpu_s", "check_s",
                                              "size", "valid", "minimal", "features", "note"])
@@ -237,10 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         same_as_fxai=("same_as_fxai", "sum"), note=("note", "first")).reset_index()
     agg["note"] = agg["note"].fillna("")
     out.with_suffix(".md").write_text(
-        f"Hard vote, the first {args.instances} test rows (process CPU s per explanation; "
-        "`check`: fxai's independent check of its AXp; `valid`/`minimal`: explanations "
-        "sufficient / subset-minimal over features by fxai's checker; `same_as_fxai`: the "
-        "same feature set as fxai's AXp).\n\n"
+        f"{vote.capitalize()} vote, the first {args.instances} test rows (process CPU s per "
+        "explanation; `check`: fxai's independent check of its AXp; `valid`/`minimal`: "
+        "explanations sufficient / subset-minimal over features by fxai's checker; "
+        "`same_as_fxai`: the same feature set as fxai's AXp).\n\n"
         + agg.to_markdown(index=False, floatfmt=".3g", missingval="") + "\n")
     print(f"wrote {out}.csv and {out}.md")
     return 0

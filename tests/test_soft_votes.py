@@ -118,3 +118,54 @@ def test_scikit_learn_forests_match_brute_force(route, cls, seed, k):
     agree_on_every_query(o, model.predict, domains, x)
     axp = explain.find_axp(o)
     assert is_axp(BruteForceOracle(model.predict, domains, x), axp)
+
+
+@pytest.fixture(scope="module")
+def entropy_forest():
+    """breast_cancer, 100 trees of depth 6 (entropy; impure leaves), soft vote, and a test
+    row."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_breast_cancer(return_X_y=True)
+    Xtr, Xte, ytr, _ = train_test_split(X, y, test_size=0.25, random_state=0)
+    clf = RandomForestClassifier(max_depth=6, criterion="entropy", random_state=0,
+                                 n_jobs=1).fit(Xtr, ytr)
+    return clf, list(Xte[0])
+
+
+def test_time_limits_raise_with_a_weak_explanation(entropy_forest):
+    """A limit far too short: each call raises TimeLimitExceeded, naming its limit; the
+    partial AXp / CXp is a weak one (checked by the oracle without limit); a limit long
+    enough gives the same AXp as no limit."""
+    clf, x = entropy_forest
+    o = oracles.for_model(clf, x)
+    assert isinstance(o, SoftVoteOracle)
+    with pytest.raises(oracles.TimeLimitExceeded, match="time limit of 0.05 CPU s") as e:
+        explain.find_axp(o, time_limit=0.05)
+    assert e.value.seconds == 0.05 and o.entails(e.value.partial)
+    assert len(e.value.partial) > len(explain.find_axp(o, seed=e.value.partial))
+    with pytest.raises(oracles.TimeLimitExceeded) as e:
+        explain.find_cxp(o, time_limit=0.001)
+    assert e.value.partial is None or o.counterexample(
+        set(o.features) - set(e.value.partial)) is not None
+    assert o.deadline is None  # restored after the call
+    assert explain.find_axp(o, time_limit=600) == explain.find_axp(o)
+    with pytest.raises(ValueError, match="must be positive"):
+        explain.find_axp(o, time_limit=0)
+
+
+def test_a_single_question_stops_at_its_limit(entropy_forest, monkeypatch):
+    """The oracle's own limit interrupts the SAT route and the branch and bound inside one
+    question (an AXp: entailed, so the search must prove it)."""
+    clf, x = entropy_forest
+    axp = explain.find_axp(oracles.for_model(clf, x))
+    monkeypatch.setattr(soft_votes, "BOXES", 0)  # the SAT route at once
+    o = oracles.for_model(clf, x, domains=[None] * len(x))
+    with pytest.raises(oracles.TimeLimitExceeded):
+        o.entails(axp, time_limit=1e-4)
+    monkeypatch.setattr(soft_votes, "MAX_TERMS", 0)  # a new oracle, the branch and bound
+    o = oracles.for_model(clf, x, domains=[None] * len(x))
+    with pytest.raises(oracles.TimeLimitExceeded):
+        o.entails(axp, time_limit=1e-4)
+    assert o.entails(axp, time_limit=600)

@@ -2,16 +2,49 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable
 
-from fxai.oracles.base import Oracle
+from fxai.oracles.base import Oracle, TimeLimitExceeded
+
+log = logging.getLogger(__name__)
 
 
-def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None):
+class _Progress:
+    """Progress of one extraction: ``logging`` INFO of ``fxai.explain.extract`` at most
+    every 5 CPU s."""
+
+    def __init__(self, what: str, todo: int):
+        self.what, self.todo, self.done = what, todo, 0
+        self.t0 = self.shown = time.process_time()
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.process_time()
+        if now - self.shown >= 5.0:
+            self.shown = now
+            log.info("%s: %d of %d features decided, %.1f CPU s", self.what, self.done,
+                     self.todo, now - self.t0)
+
+    def out_of_time(self, e: TimeLimitExceeded, limit: float, partial) -> TimeLimitExceeded:
+        kind = self.what[5:].upper()
+        where = "" if partial is None else f"; partial: the weak {kind} {sorted(partial)}"
+        limit = e.seconds if limit is None else limit  # an outer block's limit
+        return TimeLimitExceeded(f"{self.what}: time limit of {limit} CPU s reached after "
+                                 f"{self.done} of {self.todo} features{where}", limit,
+                                 None if partial is None else sorted(partial))
+
+
+def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None,
+             time_limit: float | None = None):
     """One AXp (sorted feature list) inside ``seed`` (default: all of ``o.features``).
 
     ``seed`` must be a weak AXp. Features are tried for removal in ``order``
     (default ascending index); a feature stays only if freeing it breaks entailment.
+    ``time_limit``: CPU seconds for the whole extraction; when they run out it raises
+    :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
+    reached (a superset of an AXp). Progress goes to ``logging`` (INFO, every 5 s).
 
     The NBC paper's running example (Figure 1, instance (t, f, f, f, t) predicted ⊕;
     features R1..R5 are 0..4, value f = 0, t = 1). Trying features in increasing δ_i,
@@ -33,14 +66,24 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     [1, 2, 4]
     """
     fixed = set(o.features if seed is None else seed)
-    for i in sorted(fixed) if order is None else [j for j in order if j in fixed]:
-        fixed.discard(i)
-        if not o.entails(fixed):
-            fixed.add(i)
+    todo = sorted(fixed) if order is None else [j for j in order if j in fixed]
+    progress, weak = _Progress("find_axp", len(todo)), set(fixed)
+    try:
+        with o.time_limit(time_limit):
+            for i in todo:
+                o.check_time()
+                fixed.discard(i)
+                if not o.entails(fixed):
+                    fixed.add(i)
+                weak = set(fixed)
+                progress.step()
+    except TimeLimitExceeded as e:
+        raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(fixed)
 
 
-def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None):
+def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None,
+             time_limit: float | None = None):
     """One CXp (sorted feature list) inside ``seed`` (default: all of ``o.features``).
 
     ``seed`` must be a weak CXp: freeing it (fixing the rest) changes the prediction.
@@ -50,7 +93,9 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     agrees with the instance are re-fixed at once (as the reference code does).
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1): freeing x0 and x1 can change
-    the prediction, and neither alone can:
+    the prediction, and neither alone can.
+    ``time_limit``: as for :func:`find_axp` (``partial``: the weak CXp reached, None if the
+    first question did not finish).
 
     Examples
     --------
@@ -68,20 +113,26 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     """
     feats = o.features
     free = set(feats if seed is None else seed)
-    fixed = set(feats) - free
-    cex = o.counterexample(fixed)
-    if cex is None:
-        if seed is None:
-            return None
-        raise ValueError("seed is not a weak CXp: fixing its complement entails the prediction")
-    free = _shrink_by_point(o, free, cex)
-    for i in sorted(free) if order is None else [j for j in order if j in free]:
-        if i not in free:
-            continue
-        cex = o.counterexample((set(feats) - free) | {i})
-        if cex is not None:
-            free.discard(i)
-            free = _shrink_by_point(o, free, cex)
+    progress, weak = _Progress("find_cxp", len(free)), None
+    try:
+        with o.time_limit(time_limit):
+            cex = o.counterexample(set(feats) - free)
+            if cex is None:
+                if seed is None:
+                    return None
+                raise ValueError("seed is not a weak CXp: fixing its complement entails the "
+                                 "prediction")
+            free = weak = _shrink_by_point(o, free, cex)
+            for i in sorted(free) if order is None else [j for j in order if j in free]:
+                if i in free:
+                    o.check_time()
+                    cex = o.counterexample((set(feats) - free) | {i})
+                    if cex is not None:
+                        free.discard(i)
+                        free = weak = _shrink_by_point(o, free, cex)
+                progress.step()
+    except TimeLimitExceeded as e:
+        raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(free)
 
 

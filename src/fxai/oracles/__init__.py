@@ -4,8 +4,9 @@
 ``prepare(model)`` is the explicit conversion; ``warm_up()`` loads compiled code early.
 """
 
-from fxai.oracles.base import Oracle
+from fxai.oracles.base import Oracle, TimeLimitExceeded
 from fxai.oracles.registry import SUPPORTED, for_model, prepare, register
 from fxai.oracles.warmup import warm_up
 
-__all__ = ["SUPPORTED", "Oracle", "for_model", "prepare", "register", "warm_up"]
+__all__ = ["SUPPORTED", "Oracle", "TimeLimitExceeded", "for_model", "prepare", "register",
+           "warm_up"]

@@ -7,8 +7,20 @@ whose values are fixed to ``v``; all other features range over their domains.
 
 from __future__ import annotations
 
+import contextlib
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+
+
+class TimeLimitExceeded(TimeoutError):
+    """A time limit ran out before the answer. ``partial``: what was established by then
+    (:func:`fxai.explain.find_axp`: a weak AXp, a superset of an AXp; ``find_cxp``: a
+    weak CXp), None when nothing was; ``seconds``: the limit."""
+
+    def __init__(self, message: str, seconds: float, partial: list[int] | None = None):
+        super().__init__(message)
+        self.seconds, self.partial = seconds, partial
 
 
 class Oracle(ABC):
@@ -42,6 +54,8 @@ class Oracle(ABC):
     instance: Sequence
     prediction: object
     calls: int = 0
+    deadline: float | None = None  # process CPU time (time.process_time) to stop a question by
+    _started: float = 0.0  # when the deadline's limit was set
     feature_names: Sequence[str] | None = None  # set by ``for_model``; see ``explain.names``
 
     @property
@@ -66,6 +80,31 @@ class Oracle(ABC):
         >>> o.entails([0, 1]), o.entails([0])
         (True, False)
         """
+
+    @contextlib.contextmanager
+    def time_limit(self, seconds: float | None) -> Iterator[None]:
+        """Within the block, questions stop with :class:`TimeLimitExceeded` once ``seconds``
+        of process CPU time have passed (an earlier deadline of an outer block holds; None:
+        no new limit). Oracles whose questions can take long (the tree ensembles' SAT and
+        branch and bound) check it while they search; every oracle's questions are checked
+        between calls by :func:`fxai.explain.find_axp` and ``find_cxp``."""
+        before = self.deadline, self._started
+        if seconds is not None:
+            if seconds <= 0:
+                raise ValueError(f"time_limit must be positive, not {seconds!r}")
+            now = time.process_time()
+            if before[0] is None or now + seconds < before[0]:
+                self.deadline, self._started = now + seconds, now
+        try:
+            yield
+        finally:
+            self.deadline, self._started = before
+
+    def check_time(self) -> None:
+        """Raise :class:`TimeLimitExceeded` if the deadline of :meth:`time_limit` passed."""
+        if self.deadline is not None and time.process_time() >= self.deadline:
+            raise TimeLimitExceeded(f"{type(self).__name__}: time limit reached",
+                                    self.deadline - self._started)
 
     def counterexample(self, fixed: Iterable[int]) -> Sequence | None:
         """A point agreeing with ``v`` on ``fixed`` whose prediction differs, or None.

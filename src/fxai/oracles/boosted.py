@@ -178,13 +178,29 @@ class BoostedOracle(Oracle):
         self._col[used] = np.arange(len(used))
 
     # ---- queries -----------------------------------------------------------------------
-    def entails(self, fixed: Iterable[int]) -> bool:
-        return self.counterexample(fixed) is None
+    def entails(self, fixed: Iterable[int], time_limit: float | None = None) -> bool:
+        """See :meth:`Oracle.entails`; ``time_limit``: CPU seconds for this question
+        (:class:`~fxai.oracles.base.TimeLimitExceeded` when they run out)."""
+        return self.counterexample(fixed, time_limit) is None
 
-    def counterexample(self, fixed: Iterable[int]) -> list | None:
+    def counterexample(self, fixed: Iterable[int], time_limit: float | None = None) -> list | None:
+        """See :meth:`Oracle.counterexample`; ``time_limit`` as for :meth:`entails`."""
         self.calls += 1
-        point = self._search(self._fixed_mask(fixed))
+        with self.time_limit(time_limit):
+            point = self._search(self._fixed_mask(fixed))
         return None if point is None else self._point(point)
+
+    def _limits(self):
+        """Box limits of the branch and bound's passes to the end: none without a deadline,
+        else growing ones with a check of the deadline before each."""
+        if self.deadline is None:
+            yield -1
+            return
+        limit = _CHUNK
+        while True:
+            self.check_time()
+            yield limit
+            limit *= 2
 
     def _fixed_mask(self, fixed: Iterable[int]) -> np.ndarray:
         mask = np.zeros(len(self._used), dtype=bool)
@@ -206,13 +222,17 @@ class BoostedOracle(Oracle):
         hi = self._size.copy()
         lo[:n][mask] = self._v[mask]
         hi[:n][mask] = self._v[mask] + 1
-        point = _search(self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
-                        self._base.dtype.type(self._cut), self._inclusive, lo, hi, self._v,
-                        self._tol, self._jv, self._base, self._divisor, -1)
-        return point if point.size else None
+        for limit in self._limits():
+            point = _search(self._cf, self._clo, self._chi, self._val, self._starts,
+                            self._offset, self._base.dtype.type(self._cut), self._inclusive,
+                            lo, hi, self._v, self._tol, self._jv, self._base, self._divisor,
+                            limit)
+            if not (point.size == 1 and point[0] < 0):  # decided within the limit
+                return point if point.size else None
 
 
 _MODELS: dict[int, dict] = {}
+_CHUNK = 1 << 14  # boxes of the first pass under a deadline (then doubled per pass)
 
 
 def _model_tables(ens) -> dict:

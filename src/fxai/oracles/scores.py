@@ -20,6 +20,7 @@ counterexample point is of another class than ``c`` under the model's own ``pred
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -95,7 +96,7 @@ class ScoreOracle(BoostedOracle):
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """Branch and bound per rival class from the box of ``mask``; a counterexample or
         None."""
-        return self._branch_and_bound(mask, (_FIRST_PASS, -1))
+        return self._branch_and_bound(mask, itertools.chain((_FIRST_PASS,), self._limits()))
 
     def _branch_and_bound(self, mask: np.ndarray, limits) -> np.ndarray | None | bool:
         """Passes of the branch and bound over the open rivals, each search cut off after
@@ -110,6 +111,8 @@ class ScoreOracle(BoostedOracle):
         divisor = ens.dtype(ens.divisor)
         open_rivals = list(self._rivals)
         for limit in limits:
+            if not open_rivals:
+                break
             undecided = []
             for j in open_rivals:
                 cf, clo, chi, val, jv, starts, tol = self._pair(j)

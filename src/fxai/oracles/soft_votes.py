@@ -47,7 +47,7 @@ from fxai.models.scores import ScoreEnsemble
 from fxai.oracles.boosted import leaf_boxes
 from fxai.oracles.registry import register
 from fxai.oracles.scores import ScoreOracle
-from fxai.oracles.votes import SOLVER, Intervals
+from fxai.oracles.votes import SOLVER, Intervals, solve
 
 SCALE = 100  # weights floor(SCALE * (v_c - v_j))
 BOXES, CONFLICTS = 256, 1000  # first budgets of the branch and bound and the solver
@@ -187,8 +187,8 @@ class SoftVoteOracle(ScoreOracle):
             if point is not False:
                 return point
             t1 = time.process_time()
-            enc.solver.conf_budget(conflicts)
-            found = enc.solver.solve_limited(assumptions=[*fixed, sel])
+            self.check_time()
+            found = solve(enc.solver, [*fixed, sel], self, conflicts)
             if found is False:
                 return None
             if found is None:  # grow both, the one that took less time more

@@ -50,6 +50,25 @@ SOLVER = "glucose4"
 ENCODING = EncType.kmtotalizer
 
 
+def solve(solver: Solver, assumptions: list[int], oracle, conflicts: int = 0) -> bool | None:
+    """``solver.solve(assumptions)``; under the oracle's deadline in rounds of growing
+    conflict budgets, the deadline checked between rounds. With ``conflicts`` > 0, at most
+    that many conflicts (None if they do not decide)."""
+    if oracle.deadline is None and conflicts <= 0:
+        return solver.solve(assumptions=assumptions)
+    budget = conflicts if conflicts > 0 else _CONFLICTS
+    while True:
+        oracle.check_time()
+        solver.conf_budget(budget)
+        found = solver.solve_limited(assumptions=assumptions)
+        if found is not None or conflicts > 0:
+            return found
+        budget *= 2
+
+
+_CONFLICTS = 2000  # conflicts of the first round of a solve under a deadline
+
+
 class Intervals:
     """The order encoding of the intervals ``allowed`` of each used feature (``y[f][k]``:
     interval index >= k), shared by the forest SAT oracles."""
@@ -179,7 +198,7 @@ class VoteOracle(ScoreOracle):
         if sel is None:
             return None
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
-        if not enc.solver.solve(assumptions=[*fixed, sel]):
+        if not solve(enc.solver, [*fixed, sel], self):
             return None
         model = {v for v in enc.solver.get_model() if v > 0}
         return np.array([enc.interval(model, f) for f in range(len(self._used))],
