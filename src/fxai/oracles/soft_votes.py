@@ -171,8 +171,9 @@ class SoftVoteOracle(ScoreOracle):
         self._enc = enc
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
-        """The branch and bound and the SAT solver in turn, each with a budget (boxes per
-        rival, conflicts) that grows fourfold per round, until one answers."""
+        """The branch and bound and the SAT solver in turn, the one that has used less CPU
+        time next, each with a budget (boxes per rival, conflicts) that grows fourfold per
+        round, until one answers (the solver keeps what it learnt between rounds)."""
         enc = self._enc
         sel = enc.rival(self.index, self._rivals)
         if sel is None:
@@ -181,19 +182,23 @@ class SoftVoteOracle(ScoreOracle):
             return super()._search(mask)
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
         boxes, conflicts = BOXES, CONFLICTS
+        spent = [0.0, 0.0]  # CPU s of the branch and bound and of the solver
         while True:
-            t0 = time.process_time()
-            point = self._branch_and_bound(mask, (boxes,))
-            if point is not False:
-                return point
-            t1 = time.process_time()
             self.check_time()
+            t0 = time.process_time()
+            if spent[0] <= spent[1]:
+                point = self._branch_and_bound(mask, (boxes,))
+                spent[0] += time.process_time() - t0
+                if point is not False:
+                    return point
+                boxes *= 4
+                continue
             found = solve(enc.solver, [*fixed, sel], self, conflicts)
+            spent[1] += time.process_time() - t0
             if found is False:
                 return None
-            if found is None:  # grow both, the one that took less time more
-                fast = t1 - t0 < time.process_time() - t1
-                boxes, conflicts = boxes * (8 if fast else 2), conflicts * (2 if fast else 8)
+            if found is None:
+                conflicts *= 4
                 continue
             model = {v for v in enc.solver.get_model() if v > 0}
             ints = np.array([enc.interval(model, f) for f in range(len(self._used))],
