@@ -74,8 +74,23 @@ def test_switch_happens_and_is_recorded():
 
 def test_time_limit_stops_early():
     o = BruteForceOracle(*random_table_model(3, 6, 3))
-    m = explain.enumerate(o, target="axp", time_limit=0.0)
+    m = explain.enumerate(o, target="axp", time_limit=1e-9)
     assert list(m) == [] and not m.complete
+
+
+@pytest.mark.parametrize("limit", [0, 0.0, -1, float("nan"), float("inf"), "10", True])
+def test_time_limits_must_be_positive_and_finite(limit):
+    """Every call with a time limit refuses one that is not a positive finite number (0
+    used to yield nothing silently, -1 to run, nan to mean no limit)."""
+    o = BruteForceOracle(*random_table_model(3, 4, 3))
+    calls = [lambda: explain.enumerate(o, time_limit=limit),
+             lambda: explain.all_xps(o, time_limit=limit),
+             lambda: explain.ffa(o, time_limit=limit),
+             lambda: explain.find_axp(o, time_limit=limit),
+             lambda: explain.find_cxp(o, time_limit=limit)]
+    for call in calls:
+        with pytest.raises(ValueError, match="positive finite number of seconds"):
+            call()
 
 
 def test_constant_model_has_empty_axp():

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from fxai.explain.marco import CLOCKS, Marco
 from fxai.explain.tree_cxps import tree_cxps
-from fxai.oracles.base import Oracle
+from fxai.oracles.base import Oracle, valid_time_limit
 from fxai.oracles.xpg import XpGOracle
 
 
@@ -116,6 +116,7 @@ def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "cpu",
     """
     if clock not in CLOCKS:
         raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")
+    valid_time_limit(time_limit)
     now = CLOCKS[clock]
     if has_duality(o):
         t0 = now()

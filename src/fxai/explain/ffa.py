@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from fxai.explain.exact import all_xps, has_duality
 from fxai.explain.marco import Marco
-from fxai.oracles.base import Oracle
+from fxai.oracles.base import Oracle, valid_time_limit
 
 
 def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
@@ -48,6 +48,7 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
     >>> ffa(XpGOracle(tree, [1, 1, 1]), time_limit=60)
     ({0: 0.5, 1: 0.5, 2: 0.5}, True)
     """
+    valid_time_limit(time_limit)
     if has_duality(o):
         return ffa_from_axps(all_xps(o).axps), True
     m = Marco(o, target=target, time_limit=time_limit, **kw)

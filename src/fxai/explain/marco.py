@@ -24,7 +24,7 @@ from pysat.solvers import Solver
 
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.switching import SwitchRule
-from fxai.oracles.base import Oracle
+from fxai.oracles.base import Oracle, valid_time_limit
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 # PySAT's names for MinisatGH (pysat.solvers.SolverNames.minisatgh)
@@ -99,7 +99,7 @@ class Marco:
     ):
         if target not in ("axp", "cxp", "switch"):
             raise ValueError(f"target must be 'axp', 'cxp' or 'switch', not {target!r}")
-        self.o, self.target, self.time_limit = o, target, time_limit
+        self.o, self.target, self.time_limit = o, target, valid_time_limit(time_limit)
         if solver not in MINIMAL_MODEL_SOLVERS:
             raise ValueError(f"MARCO needs MinisatGH (solver 'mgh'), whose models are "
                              f"subset-minimal; {solver!r} returns non-minimal models")

@@ -8,9 +8,32 @@ whose values are fixed to ``v``; all other features range over their domains.
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
+
+
+def valid_time_limit(seconds: float | None, name: str = "time_limit") -> float | None:
+    """``seconds`` if None or a positive finite number, else ValueError naming ``name``.
+
+    Examples
+    --------
+    >>> valid_time_limit(2), valid_time_limit(None)
+    (2, None)
+    >>> valid_time_limit(float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: time_limit must be a positive finite number of seconds (or None for no \
+limit), not nan
+    """
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (
+            math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{name} must be a positive finite number of seconds (or None for "
+                         f"no limit), not {seconds!r}")
+    return seconds
 
 
 class TimeLimitExceeded(TimeoutError):
@@ -89,9 +112,7 @@ class Oracle(ABC):
         branch and bound) check it while they search; every oracle's questions are checked
         between calls by :func:`fxai.explain.find_axp` and ``find_cxp``."""
         before = self.deadline, self._started
-        if seconds is not None:
-            if seconds <= 0:
-                raise ValueError(f"time_limit must be positive, not {seconds!r}")
+        if valid_time_limit(seconds) is not None:
             now = time.process_time()
             if before[0] is None or now + seconds < before[0]:
                 self.deadline, self._started = now + seconds, now
