@@ -183,3 +183,58 @@ def test_docs_quick_start_runs_and_prints_what_it_says(capsys):
     assert {line.split()[1] for line in out[3:]} == {"axp", "cxp"}
     for line in out[:3]:  # the comments in the block show the same output
         assert line.split(" duality")[0] in block
+
+
+def test_for_model_refuses_unknown_keywords_naming_the_nearest(data):
+    X, y = data
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="takes no keyword 'foo'"):
+        oracles.for_model(tree, X[0], foo=1)
+    with pytest.raises(TypeError, match="did you mean 'domains' for 'domain'"):
+        oracles.for_model(forest, X[0], domain=[[0, 1, 2]] * 5)
+    with pytest.raises(TypeError, match="takes no keyword 'ties'"):
+        oracles.for_model(CategoricalNB().fit(X, y), X[0], ties="keep")
+
+
+def test_unsupported_model_is_named_before_the_row_is_read(data):
+    gb = GradientBoostingClassifier(n_estimators=2).fit(*data)
+    with pytest.raises(TypeError, match="no oracle for a model of type GradientBoosting"):
+        oracles.for_model(gb, {"region": "west"})
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_infinite_values_are_refused_as_the_models_predict_does(data, bad):
+    X, y = data
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X.astype(float), y)
+    row = X[0].astype(float)
+    row[2] = bad
+    with pytest.raises(ValueError):
+        tree.predict([row])
+    with pytest.raises(ValueError, match="feature 2: value -?inf is not finite"):
+        oracles.for_model(tree, row)
+
+
+def test_seeds_are_checked(data):
+    """A seed that is not a weak AXp (one question), or holds no feature index, is refused;
+    a weak AXp seed still gives an AXp inside it."""
+    X, y = data
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    o = oracles.for_model(tree, X[0], domains=[[0, 1, 2]] * 5)
+    axp = explain.find_axp(o)
+    with pytest.raises(ValueError, match="is not a weak AXp"):
+        explain.find_axp(o, seed=[f for f in range(5) if f not in axp][:1])
+    for bad in ([100], [-1], ["a"]):
+        with pytest.raises(ValueError, match="not feature indices 0..4"):
+            explain.find_axp(o, seed=bad)
+        with pytest.raises(ValueError, match="not feature indices 0..4"):
+            explain.find_cxp(o, seed=bad)
+    assert explain.find_axp(o, seed=range(5)) == axp
+
+
+def test_oracles_have_a_readable_repr(data):
+    X, y = data
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    o = oracles.for_model(tree, X[0], domains=[[0, 1, 2]] * 5)
+    assert repr(o) == (f"<XpGOracle: prediction {o.prediction!r} at "
+                       f"[{', '.join(map(repr, o.instance))}] (5 features)>")

@@ -6,6 +6,8 @@ import logging
 import time
 from collections.abc import Iterable
 
+import numpy as np
+
 from fxai.oracles.base import Oracle, TimeLimitExceeded
 
 log = logging.getLogger(__name__)
@@ -28,7 +30,7 @@ class _Progress:
                      self.todo, now - self.t0)
 
     def out_of_time(self, e: TimeLimitExceeded, limit: float, partial) -> TimeLimitExceeded:
-        kind = self.what[5:].upper()
+        kind = "AXp" if self.what == "find_axp" else "CXp"
         where = "" if partial is None else f"; partial: the weak {kind} {sorted(partial)}"
         limit = e.seconds if limit is None else limit  # an outer block's limit
         return TimeLimitExceeded(f"{self.what}: time limit of {limit} CPU s reached after "
@@ -36,11 +38,22 @@ class _Progress:
                                  None if partial is None else sorted(partial))
 
 
+def _features(o: Oracle, features: Iterable[int], what: str) -> set[int]:
+    """``features`` as a set, ValueError if one is no feature index of the oracle."""
+    out = set(features)
+    bad = sorted(f for f in out if not (isinstance(f, int | np.integer)
+                                        and 0 <= f < o.n_features))
+    if bad:
+        raise ValueError(f"{what} holds {bad}: not feature indices 0..{o.n_features - 1}")
+    return {int(f) for f in out}
+
+
 def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None,
-             time_limit: float | None = None):
+             time_limit: float | None = None, check_seed: bool = True):
     """One AXp (sorted feature list) inside ``seed`` (default: all of ``o.features``).
 
-    ``seed`` must be a weak AXp. Features are tried for removal in ``order``
+    ``seed`` must be a weak AXp (checked with one question unless ``check_seed`` is
+    false: a ValueError if it is not). Features are tried for removal in ``order``
     (default ascending index); a feature stays only if freeing it breaks entailment.
     ``time_limit``: CPU seconds for the whole extraction; when they run out it raises
     :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
@@ -65,11 +78,14 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     >>> find_axp(o)  # ascending index: another AXp of the same instance
     [1, 2, 4]
     """
-    fixed = set(o.features if seed is None else seed)
+    fixed = set(o.features) if seed is None else _features(o, seed, "seed")
     todo = sorted(fixed) if order is None else [j for j in order if j in fixed]
     progress, weak = _Progress("find_axp", len(todo)), set(fixed)
     try:
         with o.time_limit(time_limit):
+            if seed is not None and check_seed and not o.entails(fixed):
+                raise ValueError(f"seed {sorted(fixed)} is not a weak AXp: fixing it does "
+                                 "not entail the prediction")
             for i in todo:
                 o.check_time()
                 fixed.discard(i)
@@ -112,7 +128,7 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     [0, 1]
     """
     feats = o.features
-    free = set(feats if seed is None else seed)
+    free = set(feats) if seed is None else _features(o, seed, "seed")
     progress, weak = _Progress("find_cxp", len(free)), None
     try:
         with o.time_limit(time_limit):

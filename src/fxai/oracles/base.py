@@ -64,6 +64,8 @@ class Oracle(ABC):
     ...     def entails(self, fixed):  # the fixed votes for 1 alone reach 2
     ...         return sum(self.instance[i] for i in fixed) >= 2
     >>> o = Majority()
+    >>> o
+    <Majority: prediction 1 at [1, 1, 0] (3 features)>
     >>> o.features, o.entails([0, 1]), o.entails([0, 2])
     ([0, 1, 2], True, False)
     >>> o.counterexample([0, 2])  # the default knows no witness point
@@ -80,6 +82,14 @@ class Oracle(ABC):
     deadline: float | None = None  # process CPU time (time.process_time) to stop a question by
     _started: float = 0.0  # when the deadline's limit was set
     feature_names: Sequence[str] | None = None  # set by ``for_model``; see ``explain.names``
+
+    def __repr__(self) -> str:
+        names = self.feature_names
+        shown = [f"{names[i]}={v!r}" if names else repr(v)
+                 for i, v in enumerate(list(self.instance)[:6])]
+        more = ", ..." if self.n_features > 6 else ""
+        return (f"<{type(self).__name__}: prediction {self.prediction!r} at "
+                f"[{', '.join(shown)}{more}] ({self.n_features} features)>")
 
     @property
     def features(self) -> list[int]:

@@ -14,7 +14,8 @@ the model's column order, and derives domains from a frame:
 
 Every bad input raises ``ValueError`` saying what was expected: wrong length, unknown or
 missing feature names, a value outside its feature's finite domain (also a CategoricalNB's
-categories), a value that is not a number, a missing value (NaN; see docs/semantics.md).
+categories), a value that is not a number, a missing value (NaN; see docs/semantics.md), an
+infinite one.
 """
 
 from __future__ import annotations
@@ -196,6 +197,9 @@ def resolve(model, x, options: dict) -> tuple[list, dict, list[str] | None]:
             raise ValueError(f"feature {f} is missing (NaN): an instance must give every "
                              "feature a value (fxai does not model missing values; see "
                              "docs/semantics.md)")
+        if isinstance(v, float) and math.isinf(v):
+            raise ValueError(f"feature {f}: value {v!r} is not finite (the models' own "
+                             "predict refuses infinity)")
         dom = finite[i]
         if dom is not None and v not in dom:
             shown = list(dom) if len(dom) <= 20 else f"{len(dom)} values"

@@ -561,8 +561,9 @@ class NBCOracle(Oracle):
         return False
 
 
-def _build(model: CategoricalNB | XLC, x, decimals: int = 3, **_) -> NBCOracle:
-    """``for_model`` entry: domains are already in the fitted model, so extra options go."""
+def _build(model: CategoricalNB | XLC, x, decimals: int = 3, domains=None) -> NBCOracle:
+    """``for_model`` entry: the domains are the fitted model's (``domains`` only names the
+    features and their categories, see :mod:`fxai.oracles.instance`)."""
     return NBCOracle(model, x, decimals=decimals)
 
 

@@ -13,6 +13,8 @@ A model changed in place in another way (``Booster.load_model`` into the same ob
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -176,12 +178,35 @@ XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob
 DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     """
     _load_builtin()
+    if _kind(model)[0] == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
+        raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
+                        f"supported: {SUPPORTED}")  # before the row is read
     x, kwargs, names = resolve(model, x, kwargs)
     converted = _converted(model, kwargs.get("domains"), kwargs.pop("vote", None))
     for accepts, build in _BUILDERS:
         if accepts(converted):
+            _check_keywords(build, kwargs, model)
             oracle = build(converted, x, **kwargs)
             oracle.feature_names = names
             return oracle
     raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                     f"supported: {SUPPORTED}")
+
+
+def _check_keywords(build: Callable[..., Oracle], kwargs: dict, model: object) -> None:
+    """TypeError naming the keywords the model's oracle does not take (and the nearest
+    ones it does), before anything is built."""
+    params = list(inspect.signature(build).parameters.values())[2:]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    known = [p.name for p in params] + ["vote"] * _is_forest_kind(model)
+    unknown = sorted(set(kwargs) - set(known))
+    if unknown:
+        near = {k: difflib.get_close_matches(k, known, n=1) for k in unknown}
+        hints = "".join(f"; did you mean {m[0]!r} for {k!r}?" for k, m in near.items() if m)
+        raise TypeError(f"for_model: a {type(model).__name__} takes no keyword "
+                        f"{', '.join(map(repr, unknown))} (it takes {known}){hints}")
+
+
+def _is_forest_kind(model: object) -> bool:
+    return _kind(model)[0] == "forest"

@@ -98,10 +98,19 @@ class ScoreOracle(BoostedOracle):
         None."""
         return self._branch_and_bound(mask, itertools.chain((_FIRST_PASS,), self._limits()))
 
-    def _branch_and_bound(self, mask: np.ndarray, limits) -> np.ndarray | None | bool:
-        """Passes of the branch and bound over the open rivals, each search cut off after
-        its pass's number of boxes (-1: none); a counterexample, None, or False if some
-        rival is still undecided after the last pass."""
+    def _branch_and_bound(self, mask: np.ndarray, limits) -> np.ndarray | None:
+        """Passes of the branch and bound over the rivals still open, each search cut off
+        after its pass's number of boxes (-1: none); a counterexample or None."""
+        rivals = list(self._rivals)
+        for limit in limits:
+            point, rivals = self._bnb_pass(mask, limit, rivals)
+            if point is not None or not rivals:
+                return point
+        raise AssertionError("the last pass has no limit")  # pragma: no cover
+
+    def _bnb_pass(self, mask: np.ndarray, limit: int, rivals: list[int]):
+        """One pass over ``rivals`` in order: (a counterexample or None, the rivals left
+        undecided within ``limit`` boxes each)."""
         n = len(self._used)
         lo = np.zeros(n + 1, dtype=np.int64)
         hi = self._size.copy()
@@ -109,23 +118,18 @@ class ScoreOracle(BoostedOracle):
         hi[:n][mask] = self._v[mask] + 1
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
-        open_rivals = list(self._rivals)
-        for limit in limits:
-            if not open_rivals:
-                break
-            undecided = []
-            for j in open_rivals:
-                cf, clo, chi, val, jv, starts, tol = self._pair(j)
-                base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
-                point = _search(cf, clo, chi, val, starts,
-                                float(ens.base[c]) - float(ens.base[j]), ens.dtype(0), j < c,
-                                lo, hi, self._v, tol, jv, base, divisor, limit)
-                if point.size == 1 and point[0] < 0:
-                    undecided.append(j)
-                elif point.size:
-                    return point
-            open_rivals = undecided
-        return False if open_rivals else None
+        undecided = []
+        for j in rivals:
+            cf, clo, chi, val, jv, starts, tol = self._pair(j)
+            base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
+            point = _search(cf, clo, chi, val, starts,
+                            float(ens.base[c]) - float(ens.base[j]), ens.dtype(0), j < c,
+                            lo, hi, self._v, tol, jv, base, divisor, limit)
+            if point.size == 1 and point[0] < 0:
+                undecided.append(j)
+            elif point.size:
+                return point, []
+        return None, undecided
 
 
 register(lambda m: isinstance(m, ScoreEnsemble) and not (m.is_vote or m.is_soft_vote),

@@ -30,7 +30,8 @@ weighted literals is searched by the branch and bound of
 :class:`~fxai.oracles.scores.ScoreOracle` instead (same answers).
 
 Choice by measurement, on breast_cancer forests of 100 trees (the first 10 test rows;
-``python -m benchmarks.forests --soft``): see docs/benchmarks.md.
+``python -m benchmarks.forests --vote soft``): see docs/benchmarks.md, "Random
+forests, soft and hard vote".
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class _SoftEncoding(Intervals):
         self.bound = math.floor(SCALE * _gap(ens))
         self.solver = Solver(name=SOLVER, bootstrap_with=self.order)
         self._pairs: dict[tuple[int, int], int | None | bool] = {}
-        self._rivals: dict[int, int | None | bool] = {}
+        self._rivals: dict[tuple, int | None | bool] = {}
 
     def _weights(self, c: int, j: int) -> list[dict[int, int]]:
         """Per tree, its reachable leaves' weights ``floor(SCALE * (v_c - v_j))``."""
@@ -117,30 +118,36 @@ class _SoftEncoding(Intervals):
         return sel
 
     def rival(self, c: int, rivals) -> int | None | bool:
-        """The selector of "some rival may reach c", None if none can, False if a pair is
-        left to the branch and bound."""
-        if c not in self._rivals:
+        """The selector of "one of ``rivals`` may reach c", None if none can, False if a
+        pair is left to the branch and bound."""
+        key = (c, frozenset(rivals))
+        if key not in self._rivals:
             sels = [self._pair(c, j) for j in rivals]
             if any(s is False for s in sels):
-                self._rivals[c] = False
+                self._rivals[key] = False
             else:
                 sels = [s for s in sels if s is not None]
                 if len(sels) <= 1:
-                    self._rivals[c] = sels[0] if sels else None
+                    self._rivals[key] = sels[0] if sels else None
                 else:
-                    self._rivals[c] = self.pool.id(("any", c))
-                    self.solver.add_clause([-self._rivals[c], *sels])
-        return self._rivals[c]
+                    self._rivals[key] = self.pool.id(("any", key))
+                    self.solver.add_clause([-self._rivals[key], *sels])
+        return self._rivals[key]
 
-    def cut(self, sel: int, point32: np.ndarray) -> None:
-        """Cut off (under ``sel``) every point that reaches the leaves ``point32`` reaches."""
+    def cuts(self, c: int) -> int:
+        """The selector of the cuts made for prediction ``c`` (assumed by its questions)."""
+        return self.pool.id(("cuts", c))
+
+    def cut(self, c: int, point32: np.ndarray) -> None:
+        """Cut off, for prediction ``c``, every point that reaches the leaves ``point32``
+        reaches (they have its scores, of class ``c``)."""
         box: dict[int, tuple[int, int]] = {}
         for tree, leaves in zip(self.ens.trees, self.leaves, strict=True):
             node = int(tree.leaf_of(point32)[0])
             for f, (lo, hi) in leaves[node].items():
                 blo, bhi = box.get(f, (0, self.size[f]))
                 box[f] = (max(lo, blo), min(hi, bhi))
-        self.solver.add_clause([-sel, *self.outside(box)])
+        self.solver.add_clause([-self.cuts(c), *self.outside(box)])
 
 
 class SoftVoteOracle(ScoreOracle):
@@ -173,27 +180,30 @@ class SoftVoteOracle(ScoreOracle):
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """The branch and bound and the SAT solver in turn, the one that has used less CPU
         time next, each with a budget (boxes per rival, conflicts) that grows fourfold per
-        round, until one answers (the solver keeps what it learnt between rounds)."""
-        enc = self._enc
-        sel = enc.rival(self.index, self._rivals)
-        if sel is None:
-            return None
-        if sel is False:
-            return super()._search(mask)
+        round, until one answers (the solver keeps what it learnt between rounds). The
+        solver asks only for the rivals the branch and bound left undecided, and builds a
+        rival's constraint on the first such question."""
+        enc, c = self._enc, self.index
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
         boxes, conflicts = BOXES, CONFLICTS
         spent = [0.0, 0.0]  # CPU s of the branch and bound and of the solver
+        rivals = list(self._rivals)
         while True:
             self.check_time()
             t0 = time.process_time()
             if spent[0] <= spent[1]:
-                point = self._branch_and_bound(mask, (boxes,))
+                point, rivals = self._bnb_pass(mask, boxes, rivals)
                 spent[0] += time.process_time() - t0
-                if point is not False:
+                if point is not None or not rivals:
                     return point
                 boxes *= 4
                 continue
-            found = solve(enc.solver, [*fixed, sel], self, conflicts)
+            sel = enc.rival(c, rivals)
+            if sel is None:
+                return None
+            if sel is False:
+                return super()._search(mask)
+            found = solve(enc.solver, [*fixed, sel, enc.cuts(c)], self, conflicts)
             spent[1] += time.process_time() - t0
             if found is False:
                 return None
@@ -204,9 +214,9 @@ class SoftVoteOracle(ScoreOracle):
             ints = np.array([enc.interval(model, f) for f in range(len(self._used))],
                             dtype=np.int64)
             point = np.asarray([self._point(ints)], dtype=np.float64)
-            if self.ensemble.predict_index(point)[0] != self.index:
+            if self.ensemble.predict_index(point)[0] != c:
                 return ints
-            enc.cut(sel, point.astype(np.float32))
+            enc.cut(c, point.astype(np.float32))
 
 
 register(lambda m: isinstance(m, ScoreEnsemble) and m.is_soft_vote, SoftVoteOracle)

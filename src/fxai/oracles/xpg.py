@@ -369,7 +369,7 @@ def _accepts(model: object) -> bool:
     return type(model).__name__ == "DecisionTreeClassifier" and hasattr(model, "tree_")
 
 
-def _build(model: object, x, domains: Sequence | None = None, **_) -> XpGOracle:
+def _build(model: object, x, domains: Sequence | None = None) -> XpGOracle:
     """Oracle for a DecisionGraph, an fxai OBDD, or a fitted sklearn DecisionTreeClassifier."""
     if isinstance(model, DecisionGraph):
         graph = model
