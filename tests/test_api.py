@@ -177,12 +177,15 @@ def test_docs_quick_start_runs_and_prints_what_it_says(capsys):
     block = re.findall(r"```python\n(.*?)```", text, re.S)[0]
     exec(compile(block, "docs/api.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
-    assert out[:3] == ["[6, 11, 12] [12]",
+    assert out[:5] == ["[6, 11, 12] [12]",
+                       "IF flavanoids = 2.69 AND od280/od315_of_diluted_wines = 2.93 AND "
+                       "proline = 735.0 THEN class 1",
+                       "([True], [])",
                        "[(6, 10, 12), (6, 11, 12)] [(6,), (10, 11), (12,)] duality",
                        "({6: 1.0, 10: 0.5, 11: 0.5, 12: 1.0}, True)"]
-    assert {line.split()[1] for line in out[3:]} == {"axp", "cxp"}
-    for line in out[:3]:  # the comments in the block show the same output
-        assert line.split(" duality")[0] in block
+    assert {line.split()[1] for line in out[5:]} == {"axp", "cxp"}
+    for line in out[:5]:  # the comments in the block show the same output
+        assert line.split(" duality")[0].split(" AND")[0] in block
 
 
 def test_for_model_refuses_unknown_keywords_naming_the_nearest(data):
@@ -238,3 +241,41 @@ def test_oracles_have_a_readable_repr(data):
     o = oracles.for_model(tree, X[0], domains=[[0, 1, 2]] * 5)
     assert repr(o) == (f"<XpGOracle: prediction {o.prediction!r} at "
                        f"[{', '.join(map(repr, o.instance))}] (5 features)>")
+
+
+def test_check_all_takes_what_for_model_takes_and_a_time_limit():
+    """A dict row with a text category and a domains frame (for_model's input) is checked
+    as the oracle explains it; a time limit stops between batches, naming the count."""
+    import pandas as pd
+
+    from fxai.oracles.instance import encode
+
+    df = pd.DataFrame({"colour": pd.Categorical(["red", "blue", "red", "green"] * 5),
+                       "n": list(range(20))})
+    clf = DecisionTreeClassifier(random_state=0).fit(encode(df), [0, 1, 0, 1] * 5)
+    row = {"n": 3, "colour": "blue"}
+    o = oracles.for_model(clf, row, domains=df)
+    axp, cxp = explain.find_axp(o), explain.find_cxp(o)
+    assert verify.check_all(clf, row, [axp], [cxp], domains=df) == ([True], [True])
+    assert verify.check_all(clf, pd.Series(row), [[0, 1]], [], domains=df)[0] == [
+        axp == [0, 1]]
+    with pytest.raises(oracles.TimeLimitExceeded, match="after 0 of 3 explanations") as e:
+        verify.check_all(clf, row, [axp] * 3, [], domains=df, batch=1, time_limit=1e-9)
+    assert e.value.partial == 0
+    with pytest.raises(ValueError, match="positive finite"):
+        verify.check_all(clf, row, [axp], [], domains=df, time_limit=-1)
+
+
+def test_describe_states_an_explanation_in_the_users_terms():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    o = oracles.for_model(clf, X.iloc[0])
+    d = explain.describe(o, explain.find_axp(o))
+    assert d.names == tuple(explain.names(o, list(d.features)))
+    assert d.values == tuple(X.iloc[0, list(d.features)])
+    assert str(d).startswith("IF ") and str(d).endswith(f"THEN class {o.prediction!r}")
+    assert " AND ".join(f"{n} = {v!r}" for n, v in zip(d.names, d.values, strict=True)) in str(d)
+    with pytest.raises(ValueError, match="kind must be"):
+        explain.describe(o, [0], kind="why")

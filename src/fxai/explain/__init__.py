@@ -8,7 +8,7 @@ from fxai.explain.exact import AllXps, all_xps, has_duality, minimal_hitting_set
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.ffa import ffa, ffa_from_axps
 from fxai.explain.marco import Event, Marco, enumerate_xps
-from fxai.explain.names import names
+from fxai.explain.names import Explanation, describe, names
 from fxai.explain.paxp import ApproxPAXp, approx_paxp
 from fxai.explain.switching import SwitchRule
 from fxai.explain.tree_cxps import tree_cxps
@@ -16,7 +16,8 @@ from fxai.explain.tree_cxps import tree_cxps
 enumerate = enumerate_xps  # noqa: A001 (explain.enumerate; not in __all__: no shadowing)
 
 __all__ = [
-    "AllXps", "ApproxPAXp", "Event", "Marco", "SwitchRule", "all_xps", "approx_paxp",
+    "AllXps", "ApproxPAXp", "Event", "Explanation", "Marco", "SwitchRule", "all_xps",
+    "approx_paxp", "describe",
     "enumerate_xps", "ffa", "ffa_from_axps", "find_axp", "find_cxp",
     "has_duality", "minimal_hitting_sets", "names", "tree_cxps",
 ]

@@ -1,4 +1,6 @@
-"""Results in feature names: ``names(o, result)`` maps the 0-based indices of any result.
+"""Results in the user's terms: ``names(o, result)`` maps the 0-based indices of any
+result to feature names; ``describe(o, xp)`` states one explanation with the instance's
+values and the predicted class.
 
 The explainers return sorted 0-based indices; the oracle knows the feature names when
 :func:`fxai.oracles.for_model` found them (the model's ``feature_names_in_``, an XGBoost
@@ -51,3 +53,64 @@ def names(o: Oracle, result):
         return type(r)(go(v) for v in r) if isinstance(r, tuple) else [go(v) for v in r]
 
     return go(result)
+
+
+@dataclasses.dataclass(frozen=True)
+class Explanation:
+    """One explanation in the user's terms: ``kind`` ("axp" or "cxp"), the features (0-based
+    indices) with their names and the instance's values, and the predicted class. ``str``
+    states it: an AXp as the rule its values make, a CXp as the values whose change can
+    change the class."""
+
+    kind: str
+    features: tuple[int, ...]
+    names: tuple[str, ...]
+    values: tuple
+    prediction: object
+
+    def __str__(self) -> str:
+        pairs = [f"{n} = {v!r}" for n, v in zip(self.names, self.values, strict=True)]
+        if self.kind == "axp":
+            return f"IF {' AND '.join(pairs) or 'anything'} THEN class {self.prediction!r}"
+        return (f"class {self.prediction!r} can change when only these change: "
+                f"{', '.join(pairs)}")
+
+
+def describe(o: Oracle, xp, kind: str = "axp") -> Explanation:
+    """The explanation ``xp`` (feature indices, e.g. of :func:`~fxai.explain.find_axp`) of
+    ``o``'s instance as an :class:`Explanation`; ``kind``: "axp" or "cxp".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from fxai import explain, oracles
+    >>> X = pd.DataFrame({"age": [20, 30, 40, 50], "smoker": [0, 1, 0, 1]})
+    >>> clf = DecisionTreeClassifier().fit(X, ["no", "no", "no", "yes"])
+    >>> o = oracles.for_model(clf, {"age": 50, "smoker": 1})
+    >>> print(describe(o, explain.find_axp(o)))
+    IF age = 50 THEN class 'yes'
+    >>> print(describe(o, explain.find_cxp(o), "cxp"))
+    class 'yes' can change when only these change: age = 50
+
+    Categories of a ``domains`` frame show as their labels:
+
+    >>> df = pd.DataFrame({"colour": pd.Categorical(["red", "blue", "red"]), "n": [1, 2, 3]})
+    >>> from fxai.oracles.instance import encode
+    >>> clf = DecisionTreeClassifier().fit(encode(df), [1, 0, 1])
+    >>> o = oracles.for_model(clf, {"colour": "blue", "n": 2}, domains=df)
+    >>> print(describe(o, explain.find_axp(o)))
+    IF colour = 'blue' THEN class 0
+    """
+    if kind not in ("axp", "cxp"):
+        raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
+    feats = tuple(sorted(int(f) for f in xp))
+    labels = o.value_labels or [None] * o.n_features
+    values = tuple(_plain(o.instance[f]) if labels[f] is None else labels[f][int(o.instance[f])]
+                   for f in feats)
+    return Explanation(kind, feats, tuple(names(o, list(feats))), values,
+                       _plain(o.prediction))
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v

@@ -39,9 +39,10 @@ limit), not nan
 class TimeLimitExceeded(TimeoutError):
     """A time limit ran out before the answer. ``partial``: what was established by then
     (:func:`fxai.explain.find_axp`: a weak AXp, a superset of an AXp; ``find_cxp``: a
-    weak CXp), None when nothing was; ``seconds``: the limit."""
+    weak CXp; :func:`fxai.verify.check_all`: the number of explanations checked), None
+    when nothing was; ``seconds``: the limit."""
 
-    def __init__(self, message: str, seconds: float, partial: list[int] | None = None):
+    def __init__(self, message: str, seconds: float, partial: list[int] | int | None = None):
         super().__init__(message)
         self.seconds, self.partial = seconds, partial
 
@@ -82,6 +83,7 @@ class Oracle(ABC):
     deadline: float | None = None  # process CPU time (time.process_time) to stop a question by
     _started: float = 0.0  # when the deadline's limit was set
     feature_names: Sequence[str] | None = None  # set by ``for_model``; see ``explain.names``
+    value_labels: Sequence | None = None  # per feature its category labels or None (for_model)
 
     def __repr__(self) -> str:
         names = self.feature_names

@@ -148,8 +148,9 @@ def _number(v, f: str):
     raise ValueError(f"feature {f}: value {v!r} is not a number")
 
 
-def resolve(model, x, options: dict) -> tuple[list, dict, list[str] | None]:
-    """(instance as numbers in column order, options with list domains, feature names).
+def resolve(model, x, options: dict) -> tuple[list, dict, list[str] | None, list]:
+    """(instance as numbers in column order, options with list domains, feature names, per
+    feature its category labels or None).
 
     Examples
     --------
@@ -158,7 +159,7 @@ def resolve(model, x, options: dict) -> tuple[list, dict, list[str] | None]:
     >>> df = pd.DataFrame({"x": [0.5, 1.5, 2.5], "c": pd.Categorical(["r", "b", "r"])})
     >>> clf = DecisionTreeClassifier().fit(encode(df), [0, 1, 0])
     >>> resolve(clf, {"c": "b", "x": 1.0}, {"domains": df})
-    ([1.0, 0], {'domains': [None, [0, 1]]}, ['x', 'c'])
+    ([1.0, 0], {'domains': [None, [0, 1]]}, ['x', 'c'], [None, ['b', 'r']])
     >>> resolve(clf, {"c": "g", "x": 1.0}, {"domains": df})
     Traceback (most recent call last):
     ...
@@ -205,7 +206,7 @@ def resolve(model, x, options: dict) -> tuple[list, dict, list[str] | None]:
             shown = list(dom) if len(dom) <= 20 else f"{len(dom)} values"
             raise ValueError(f"feature {f}: value {v!r} is outside its domain {shown}")
         out.append(v)
-    return out, options, names
+    return out, options, names, [labels[i] if i < len(labels) else None for i in range(len(out))]
 
 
 def _finite_domains(model, domains: Sequence | None, n: int) -> list:

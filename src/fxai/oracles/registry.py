@@ -181,13 +181,14 @@ DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     if _kind(model)[0] == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
         raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                         f"supported: {SUPPORTED}")  # before the row is read
-    x, kwargs, names = resolve(model, x, kwargs)
+    x, kwargs, names, labels = resolve(model, x, kwargs)
     converted = _converted(model, kwargs.get("domains"), kwargs.pop("vote", None))
     for accepts, build in _BUILDERS:
         if accepts(converted):
             _check_keywords(build, kwargs, model)
             oracle = build(converted, x, **kwargs)
             oracle.feature_names = names
+            oracle.value_labels = labels if any(v is not None for v in labels) else None
             return oracle
     raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                     f"supported: {SUPPORTED}")

@@ -12,8 +12,12 @@ so single removals suffice).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 WeakAXps = Callable[[list[set[int]]], list[bool]]
 Builder = Callable[..., tuple[WeakAXps, list[int]]]
@@ -143,10 +147,31 @@ def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAX
 
 
 def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[int]],
-              domains=None, batch: int = 2000,
-              vote: str | None = None) -> tuple[list[bool], list[bool]]:
+              domains=None, batch: int = 2000, vote: str | None = None,
+              time_limit: float | None = None) -> tuple[list[bool], list[bool]]:
     """(is each AXp an AXp, is each CXp a CXp) of ``model`` at ``x``; for binary XGBoost
-    (no domains) the compiled leaf search checks all of them in a few calls."""
+    (no domains) the compiled leaf search checks all of them in a few calls.
+
+    ``x`` and ``domains`` as :func:`fxai.oracles.for_model` takes them (a row, a Series or
+    dict by feature name, a DataFrame of domains). ``time_limit``: CPU seconds, checked
+    between batches of ``batch`` explanations (:class:`~fxai.oracles.TimeLimitExceeded`,
+    ``partial`` the number of explanations checked); progress is logged (INFO of
+    ``fxai.verify``) after each batch once 5 CPU s have passed.
+
+    Examples
+    --------
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> clf = DecisionTreeClassifier().fit([[0, 0], [0, 1], [1, 0], [1, 1]], [0, 0, 0, 1])
+    >>> check_all(clf, [1, 1], axps=[[0, 1], [0]], cxps=[[0]], domains=[[0, 1], [0, 1]])
+    ([True, False], [True])
+    """
+    from fxai.oracles.base import TimeLimitExceeded, valid_time_limit
+    from fxai.oracles.instance import resolve
+
+    valid_time_limit(time_limit)
+    t0 = time.process_time()
+    x, options, _, _ = resolve(model, x, {"domains": domains})
+    domains = options["domains"]
     if domains is None and _is_binary_xgboost(model):
         from fxai.verify.boosted import BoostedChecker
         from fxai.verify.boosted_leaves import LeafProver
@@ -158,6 +183,14 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
     ok: list[bool] = []
     for start in range(0, len(items), batch):
+        spent = time.process_time() - t0
+        if time_limit is not None and spent >= time_limit:
+            raise TimeLimitExceeded(f"check_all: time limit of {time_limit} CPU s reached "
+                                    f"after {start} of {len(items)} explanations", time_limit,
+                                    start)
+        if start and spent >= 5.0:
+            log.info("check_all: %d of %d explanations checked, %.1f CPU s", start,
+                     len(items), spent)
         sets: list[set[int]] = []
         spans = []
         for kind, xp in items[start:start + batch]:

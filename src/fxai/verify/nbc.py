@@ -27,6 +27,7 @@ import numpy as np
 from sklearn.naive_bayes import CategoricalNB
 
 from fxai.verify.counting import PrecisionCounter
+from fxai.verify.named import named
 
 BRUTE_LIMIT = 2**16  # completions predicted one by one near a tie (a set's free space)
 # finest bracket 2**-60: beyond, the margin for scikit-learn's float64 sums dominates, so a
@@ -43,7 +44,7 @@ REFINE_BITS, REFINE_PARTS, REFINE_LEVELS = 12, 16, 5
 
 
 def _predict_one(model: CategoricalNB, x) -> int:
-    return int(np.flatnonzero(model.classes_ == model.predict([x])[0])[0])
+    return int(np.flatnonzero(model.classes_ == model.predict(named(model, [x]))[0])[0])
 
 
 def _completions(x: list[int], sizes: list[int], fixed: set[int]) -> np.ndarray:
@@ -85,7 +86,7 @@ class _Adversary:
     def entailed(self, sets: list[set[int]]) -> list[bool]:
         """Does each fixed set force ``c`` (batched predict on the adversarial points)?"""
         pts = [self.point(k, s) for s in sets for k in range(len(self.rivals))]
-        preds = np.searchsorted(self.model.classes_, self.model.predict(np.asarray(pts)))
+        preds = np.searchsorted(self.model.classes_, self.model.predict(named(self.model, pts)))
         preds = preds.reshape(len(sets), len(self.rivals))
         out = []
         for s, row, base in zip(sets, preds, range(0, len(pts), len(self.rivals)),
@@ -102,7 +103,7 @@ class _Adversary:
         if space > BRUTE_LIMIT:
             raise ValueError(f"a near tie with {space} completions: more than BRUTE_LIMIT")
         pts = _completions(self.x, self.sizes, fixed)
-        preds = np.searchsorted(self.model.classes_, self.model.predict(pts))
+        preds = np.searchsorted(self.model.classes_, self.model.predict(named(self.model, pts)))
         return bool(np.all(preds == self.c))
 
 

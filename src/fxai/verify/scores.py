@@ -31,6 +31,8 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from fxai.verify.named import named
+
 _TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the sums
 
 
@@ -63,7 +65,7 @@ class ScoreChecker:
             m = b.inplace_predict(X.astype(np.float32), predict_type="margin")
             return np.argmax(np.atleast_2d(m), axis=1)
         if self.vote == "soft":
-            return np.searchsorted(self.model.classes_, self.model.predict(X))
+            return np.searchsorted(self.model.classes_, self.model.predict(named(self.model, X)))
         return np.argmax(self._votes(X), axis=1)
 
     def _scores(self, X: np.ndarray) -> np.ndarray:
@@ -72,7 +74,7 @@ class ScoreChecker:
             m = _booster(self.model).inplace_predict(X.astype(np.float32), predict_type="margin")
             return np.atleast_2d(m).astype(np.float64)
         if self.vote == "soft":
-            return self.model.predict_proba(X) * len(self.model.estimators_)
+            return self.model.predict_proba(named(self.model, X)) * len(self.model.estimators_)
         return self._votes(X).astype(np.float64)
 
     def _votes(self, X: np.ndarray) -> np.ndarray:

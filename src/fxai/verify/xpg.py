@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from fxai.verify.named import named
+
 Box = dict[int, tuple[float, float]]  # feature -> (lo, hi]: the leaf's tests on it
 
 
@@ -50,7 +52,7 @@ class TreeChecker:
     def __init__(self, clf, x: Sequence[float], domains: Sequence | None = None):
         self.n = int(clf.n_features_in_)
         self.x = np.asarray(x, dtype=np.float32).astype(float)  # sklearn compares float32
-        self.prediction = clf.predict(self.x.reshape(1, -1))[0]
+        self.prediction = clf.predict(named(clf, self.x.reshape(1, -1)))[0]
         doms = list(domains) if domains is not None else [None] * self.n
         self.boxes = [box for label, box in leaf_boxes(clf) if label != self.prediction]
         self.boxes = [b for b in self.boxes if all(_nonempty(lo, hi, doms[f])
