@@ -279,3 +279,22 @@ def test_describe_states_an_explanation_in_the_users_terms():
     assert " AND ".join(f"{n} = {v!r}" for n, v in zip(d.names, d.values, strict=True)) in str(d)
     with pytest.raises(ValueError, match="kind must be"):
         explain.describe(o, [0], kind="why")
+
+
+def test_text_columns_are_encoded_and_explained_by_their_labels():
+    """The documented route with a plain text column (not pd.Categorical): encode codes it,
+    domains=frame ranges over its values, the instance may give the text."""
+    import pandas as pd
+
+    from fxai.oracles.instance import encode
+
+    df = pd.DataFrame({"region": ["west", "east", "north", "west"] * 5,
+                       "n": [1, 2, 3, 4] * 5})
+    y = [1, 0, 0, 1] * 5
+    model = DecisionTreeClassifier(random_state=0).fit(encode(df), y)
+    assert encode(df)["region"].tolist()[:3] == [2, 0, 1]
+    o = oracles.for_model(model, {"region": "west", "n": 1}, domains=df)
+    axp = explain.find_axp(o)
+    assert str(explain.describe(o, axp)) == "IF region = 'west' THEN class 1"
+    with pytest.raises(ValueError, match="'south' is not one of its categories"):
+        oracles.for_model(model, {"region": "south", "n": 1}, domains=df)

@@ -9,8 +9,9 @@ the model's column order, and derives domains from a frame:
   or a 1-D or one-row 2-D sequence/array (in column order);
 * ``domains=frame`` (e.g. the training data): a categorical column ranges over its
   categories (over their codes ``0..k-1`` when they are not numbers, as in
-  :func:`encode`), a boolean column over ``{0, 1}``, an integer column over the values
-  it holds; float columns are real (``None``). A list of domains is used as given.
+  :func:`encode`; a column of text is categorical, its sorted values the categories), a
+  boolean column over ``{0, 1}``, an integer column over the values it holds; float
+  columns are real (``None``). A list of domains is used as given.
 
 Every bad input raises ``ValueError`` saying what was expected: wrong length, unknown or
 missing feature names, a value outside its feature's finite domain (also a CategoricalNB's
@@ -27,25 +28,37 @@ import numpy as np
 
 
 def encode(frame):
-    """``frame`` with categorical columns as their codes and booleans as 0/1: the numbers
-    the models are fitted on and the oracles read.
+    """``frame`` with categorical and text columns as their codes (the sorted labels'
+    positions, as ``pd.Categorical`` orders them) and booleans as 0/1: the numbers the
+    models are fitted on and the oracles read.
 
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"x": [0.5, 1.5], "colour": pd.Categorical(["red", "blue"]),
-    ...                    "big": [True, False]})
+    ...                    "big": [True, False], "region": ["west", "east"]})
     >>> encode(df).to_dict("list")
-    {'x': [0.5, 1.5], 'colour': [1, 0], 'big': [1, 0]}
+    {'x': [0.5, 1.5], 'colour': [1, 0], 'big': [1, 0], 'region': [1, 0]}
     """
     out = frame.copy()
     for col in out.columns:
-        kind = out[col].dtype
+        s = _categorical(out[col])
+        kind = s.dtype
         if kind.name == "category" and not _numeric(kind.categories):
-            out[col] = out[col].cat.codes.astype(np.int64)
+            out[col] = s.cat.codes.astype(np.int64)
         elif kind.name == "bool":
-            out[col] = out[col].astype(np.int64)
+            out[col] = s.astype(np.int64)
     return out
+
+
+def _categorical(s):
+    """A column of text (every value a string) as a pandas categorical, others unchanged."""
+    if s.dtype.name in ("object", "string", "str") and len(s) and all(
+            isinstance(v, str) for v in s):
+        import pandas as pd
+
+        return s.astype(pd.CategoricalDtype(sorted(set(s))))
+    return s
 
 
 def _numeric(values) -> bool:
@@ -67,7 +80,7 @@ def frame_domains(frame) -> tuple[list, list]:
     domains: list = []
     labels: list = []
     for col in frame.columns:
-        s = frame[col]
+        s = _categorical(frame[col])
         lab = None
         if s.dtype.name == "category":
             cats = list(s.cat.categories)
