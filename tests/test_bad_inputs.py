@@ -286,3 +286,19 @@ def test_inputs_that_do_not_go_together(mixed, tmp_path, fxai_cli, case):
     assert code == 1 and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1 and message.format(d=d) in err, err
     assert not o.exists() and not (d / "nowhere").exists()
+
+
+def test_a_valid_model_of_another_type_gets_no_advice_to_delete_it(tmp_path):
+    """A user's own GradientBoostingClassifier is readable, just not a supported family:
+    the error names its type and never says to delete it."""
+    import joblib
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from fxai import models
+
+    path = tmp_path / "mine.joblib"
+    joblib.dump(GradientBoostingClassifier(n_estimators=2).fit([[0], [1]], [0, 1]), path)
+    with pytest.raises(models.ModelError, match="it holds a GradientBoostingClassifier") as e:
+        models.load(path)
+    assert "delete" not in str(e.value) and "Pass a model of one of those types" in str(
+        e.value)

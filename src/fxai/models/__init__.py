@@ -86,11 +86,15 @@ def load(path: str | Path, n_features: int | None = None, family: str | None = N
         raise
     except Exception as e:  # any library's error on a bad file: say which file and what to do
         reason = (str(e).strip().splitlines() or [""])[0][:300]
-        raise ModelError(
-            f"model file {path} is not a valid {what} model ({type(e).__name__}: {reason}). "
-            f"It is corrupt, cut short or of another kind: delete it and rerun the workflow "
-            f"(snakemake trains it again), or retrain it with the fxai command that wrote it."
-        ) from e
+        if isinstance(e, TypeError) and reason.startswith("it holds a"):  # a readable model
+            advice = "Pass a model of one of those types."
+        else:  # never advise deleting a file the workflow may not have made
+            advice = ("It is corrupt, cut short or of another kind. If the workflow trained "
+                      "it (results/<profile>/models/), delete it and rerun snakemake, which "
+                      "trains it again; a model file of your own is not made by the workflow: "
+                      "save it again from your code.")
+        raise ModelError(f"model file {path} is not a valid {what} model "
+                         f"({type(e).__name__}: {reason}). {advice}") from e
 
 
 def check_features(model, path: str | Path, n_features: int, data: str | Path) -> None:

@@ -158,8 +158,8 @@ class OBDD:
         if isinstance(doc, dict) and "level_of_var" in doc:
             raise ModelError(
                 f"model file {path} is a dd JSON dump written by an older fxai, which this "
-                f"version no longer reads: delete it and rerun the workflow to retrain it "
-                f"(or run fxai xpg-train --family obdd again)")
+                f"version no longer reads: if the workflow trained it, delete it and rerun "
+                f"snakemake to retrain it (or run fxai xpg-train --family obdd again)")
         if not isinstance(doc, dict) or (doc.get("format"), doc.get("version")) != (
                 FORMAT, VERSION):
             raise ValueError(f"not an {FORMAT} file of version {VERSION}")
