@@ -5,7 +5,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from fxai.data.config import load_config
+from fxai.data.config import check_keys, load_config
 
 min_version("8.0")
 
@@ -18,6 +18,8 @@ if Path("config/config.yaml").exists():
 configfile: "config/config.yaml"
 
 
+# an unknown key is named with the nearest valid one (snakemake's validate prints the schema)
+check_keys(config, Path(workflow.basedir) / "workflow" / "schemas")
 # the schemas state every default once: validate fills them into config (set_default=True)
 validate(config, "workflow/schemas/config.schema.yaml")
 for _section in ("data", "nbc", "xpg", "ffa", "report", "audit"):

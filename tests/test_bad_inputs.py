@@ -104,6 +104,23 @@ def test_a_yaml_error_in_the_default_config_is_named_by_the_workflow(tmp_path):
     assert f"config file config/config.yaml: {BROKEN['indent'][1]}" in r.stdout + r.stderr
 
 
+def test_an_unknown_config_key_is_named_with_the_nearest_valid_one(tmp_path, capsys):
+    """A typo'd key: one line naming it and its nearest valid key (snakemake's validate
+    printed the whole schema), from check-config and from the workflow itself."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("xpg:\n  time_limt: 5\ncluster:\n  group_component: {}\nsed: 1\n")
+    code, err = fxai(capsys, "check-config", bad)
+    assert code == 1 and err.count("\n") == 1, err
+    assert (f"config file {bad}: unknown keys 'cluster.group_component' (did you mean "
+            "'cluster.group_components'?); 'sed' (did you mean 'seed'?); 'xpg.time_limt' (did "
+            "you mean 'xpg.time_limit'?)") in err
+    r = subprocess.run([str(SNAKEMAKE), "-n", "-s", str(ROOT / "Snakefile"), "-d", str(ROOT),
+                        "--cores", "1", "--configfile", str(bad)], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert r.returncode != 0 and "did you mean 'xpg.time_limit'?" in r.stdout + r.stderr
+    assert "additionalProperties" not in r.stdout + r.stderr
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_checks_the_config_files_first():
     r = subprocess.run(["make", "-n", "run", "CONFIG=config/paper.yaml config/paper-quick.yaml"],

@@ -54,3 +54,44 @@ def check_numbers(config: dict[str, Any]) -> None:
     if bad:
         raise DataError(f"config: {', '.join(bad)} must be a finite number (.inf and .nan are "
                         "not allowed)")
+
+
+SECTIONS = ("data", "nbc", "xpg", "ffa", "report", "audit")  # schemas of their own
+SCHEMAS = Path(__file__).resolve().parents[3] / "workflow" / "schemas"
+
+
+def unknown_keys(doc: Any, schema: dict, prefix: str = "") -> list[tuple[str, str | None]]:
+    """(dotted key, nearest valid key or None) of each key a schema with
+    ``additionalProperties: false`` does not define, at any depth."""
+    import difflib
+
+    if not isinstance(doc, dict) or not isinstance(schema, dict):
+        return []
+    props = schema.get("properties", {})
+    out = []
+    for key, value in doc.items():
+        dotted = f"{prefix}{key}"
+        if key in props:
+            out += unknown_keys(value, props[key], dotted + ".")
+        elif schema.get("additionalProperties") is False:
+            near = difflib.get_close_matches(str(key), list(props), n=1)
+            out.append((dotted, f"{prefix}{near[0]}" if near else None))
+    return out
+
+
+def check_keys(config: dict[str, Any], schemas: str | Path = SCHEMAS,
+               where: str = "config") -> None:
+    """DataError naming each unknown key of ``config`` (a whole config or an overlay) and
+    the nearest valid one, instead of snakemake's dump of the whole schema."""
+    schemas = Path(schemas)
+    top = yaml.safe_load((schemas / "config.schema.yaml").read_text())
+    bad = unknown_keys({k: v for k, v in config.items() if k not in SECTIONS}, top)
+    for section in SECTIONS:
+        if isinstance(config.get(section), dict):
+            schema = yaml.safe_load((schemas / f"{section}.schema.yaml").read_text())
+            bad += unknown_keys(config[section], schema, f"{section}.")
+    if bad:
+        said = "; ".join(f"{k!r}" + (f" (did you mean {n!r}?)" if n else "") for k, n in bad)
+        keys = "keys" if len(bad) > 1 else "key"
+        raise DataError(f"{where}: unknown {keys} {said}; the valid keys and their meaning are "
+                        f"in {schemas}/ and config/config.yaml.")
