@@ -159,7 +159,8 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     (per feature a list of values, or None for a real one) for trees and tree ensembles,
     ``ties`` for binary boosted trees, ``decimals`` for naive Bayes; ``vote`` ("soft" or
     "hard") chooses a random forest's vote rule (see :func:`prepare`). The first boosted
-    oracle of a process loads compiled code (0.2-0.5 s); :func:`fxai.oracles.warm_up` does
+    oracle of a process loads compiled code (0.3-1.7 s; 9 s the first time after
+    installation); :func:`fxai.oracles.warm_up` does
     that up front.
 
     Examples

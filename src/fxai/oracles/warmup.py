@@ -11,8 +11,8 @@ def warm_up() -> float:
     """Load the boosted-tree oracle's compiled search (numba, from its on-disk cache, or
     compiled on the very first use after installation); returns the seconds it took.
 
-    Without it the first boosted oracle of a process pays this (0.2-0.5 s of CPU time
-    measured here; ``python -m benchmarks.api`` prints it); later ones do not.
+    Without it the first boosted oracle of a process pays this (measured in docs/api.md:
+    9 s once after installation, then 0.3-1.7 s per process); later ones do not.
 
     Examples
     --------
