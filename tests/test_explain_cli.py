@@ -52,6 +52,29 @@ def test_explains_names_verifies_and_draws(user, model, capsys):
     assert "4 rows explained: 4 verified, 4 complete" in capsys.readouterr().out
 
 
+def test_the_check_is_bounded_and_timed_with_the_explanation(user, capsys, monkeypatch):
+    """The checker gets the time limit too (here it runs out at once: verified is null and
+    the summary says so), and time_s covers explaining and checking."""
+    from fxai import verify
+
+    real = verify.check_all
+
+    def slow(*args, **kw):  # a checker that has already used up its time
+        kw["time_limit"] = 1e-9
+        return real(*args, **kw)
+
+    monkeypatch.setattr(verify, "check_all", slow)
+    out = user / "bounded.json"
+    assert main(["explain", "--model", str(user / "bt.json"), "--instances",
+                 str(user / "rows.csv"), "--domains", str(user / "train.csv"), "--target",
+                 "sick", "--out", str(out), "--time-limit", "5"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(r["verified"] is None for r in rows)
+    assert all(r["time_s"] >= r["explain_s"] + r["check_s"] - 1e-9 for r in rows)
+    assert "0 verified, 4 complete, 4 not checked within the time limit" in \
+        capsys.readouterr().out
+
+
 @pytest.mark.parametrize(("row", "message"), [
     ("dose,colour,level\n0.5,pink,1\n", "row 1: feature 'colour': value 'pink' is not one"),
     ("dose,colour,level\n0.5,red,9\n", "row 1: feature 'level': value 9 is outside its domain"),
