@@ -298,3 +298,28 @@ def test_text_columns_are_encoded_and_explained_by_their_labels():
     assert str(explain.describe(o, axp)) == "IF region = 'west' THEN class 1"
     with pytest.raises(ValueError, match="'south' is not one of its categories"):
         oracles.for_model(model, {"region": "south", "n": 1}, domains=df)
+
+
+def test_explain_rows_gives_one_checked_explanation_per_row(data):
+    """A DataFrame keeps its index and names; an array gets x0, x1, ...; a limit that runs
+    out gives the weak AXp reached; every AXp is one by the independent checker."""
+    import pandas as pd
+
+    X, y = data
+    frame = pd.DataFrame(X, columns=list("abcde"), index=[f"r{i}" for i in range(len(X))])
+    forest = RandomForestClassifier(n_estimators=5, max_depth=3, random_state=0).fit(frame, y)
+    got = explain.explain_rows(forest, frame.iloc[:4], time_limit=30)
+    assert list(got.index) == ["r0", "r1", "r2", "r3"] and set(got.status) == {"ok"}
+    for label, r in got.iterrows():
+        assert verify.check_all(forest, frame.loc[label], [r.features], []) == ([True], [])
+        assert r.names == [frame.columns[f] for f in r.features]
+        assert r.explanation.endswith(f"THEN class {r.prediction!r}")
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    cut = explain.explain_rows(tree, X[:2], time_limit=1e-9)
+    assert set(cut.status) == {"time limit"}
+    for i, f in enumerate(cut.features):  # the weak AXp reached: every used feature
+        o = oracles.for_model(tree, X[i])
+        assert f == o.features and o.entails(f)
+        assert cut.names.iloc[i] == [f"x{j}" for j in f]
+    cx = explain.explain_rows(tree, X[:3], kind="cxp")
+    assert set(cx.status) == {"ok"} and cx.explanation.str.contains("can change").all()

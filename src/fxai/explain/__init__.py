@@ -10,6 +10,7 @@ from fxai.explain.ffa import ffa, ffa_from_axps
 from fxai.explain.marco import Event, Marco, enumerate_xps
 from fxai.explain.names import Explanation, describe, names
 from fxai.explain.paxp import ApproxPAXp, approx_paxp
+from fxai.explain.rows import explain_rows
 from fxai.explain.switching import SwitchRule
 from fxai.explain.tree_cxps import tree_cxps
 
@@ -17,7 +18,6 @@ enumerate = enumerate_xps  # noqa: A001 (explain.enumerate; not in __all__: no s
 
 __all__ = [
     "AllXps", "ApproxPAXp", "Event", "Explanation", "Marco", "SwitchRule", "all_xps",
-    "approx_paxp", "describe",
-    "enumerate_xps", "ffa", "ffa_from_axps", "find_axp", "find_cxp",
-    "has_duality", "minimal_hitting_sets", "names", "tree_cxps",
+    "approx_paxp", "describe", "enumerate_xps", "explain_rows", "ffa", "ffa_from_axps",
+    "find_axp", "find_cxp", "has_duality", "minimal_hitting_sets", "names", "tree_cxps",
 ]
