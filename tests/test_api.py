@@ -323,3 +323,23 @@ def test_explain_rows_gives_one_checked_explanation_per_row(data):
         assert cut.names.iloc[i] == [f"x{j}" for j in f]
     cx = explain.explain_rows(tree, X[:3], kind="cxp")
     assert set(cx.status) == {"ok"} and cx.explanation.str.contains("can change").all()
+
+
+@pytest.mark.parametrize("objective", ["binary:logitraw", "binary:hinge"])
+def test_unsupported_xgboost_objectives_say_what_is_supported(data, objective):
+    X, y = data
+    model = xgb.XGBClassifier(n_estimators=2, objective=objective).fit(X, y)
+    with pytest.raises(ValueError, match=f"XGBoost objective '{objective}' is not supported: "
+                       "fxai explains classifiers trained with binary:logistic"):
+        oracles.for_model(model, X[0])
+
+
+def test_categorical_xgboost_is_refused_for_what_it_is_before_the_row():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=60), "c": pd.Categorical(rng.choice(["u", "v"], 60))})
+    model = xgb.XGBClassifier(n_estimators=2, enable_categorical=True, tree_method="hist").fit(
+        df, (df.c == "u").astype(int))
+    with pytest.raises(ValueError, match="XGBoost categorical splits"):
+        oracles.for_model(model, {"a": 0.1, "c": "u"})  # a text value: not the first problem

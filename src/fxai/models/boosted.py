@@ -249,7 +249,9 @@ def _read_trees(gb: dict) -> list[Tree]:
     trees = []
     for t in gb["model"]["trees"]:
         if any(t.get("split_type", [])):
-            raise ValueError("categorical splits are not supported")
+            raise ValueError("XGBoost categorical splits (enable_categorical=True) are not "
+                             "supported: train on the categories' codes "
+                             "(fxai.oracles.instance.encode) instead")
         left = np.asarray(t["left_children"], dtype=np.int64)
         cond = np.asarray(t["split_conditions"], dtype=np.float32)
         trees.append(
@@ -274,8 +276,9 @@ def from_booster(model) -> Ensemble:
     learner = doc["learner"]
     objective = learner["objective"]["name"]
     if objective != "binary:logistic":
-        raise ValueError(f"only binary:logistic models are supported here, not {objective!r} "
-                         f"(multi-class models: fxai.models.scores.convert)")
+        raise ValueError(f"XGBoost objective {objective!r} is not supported: fxai explains "
+                         "classifiers trained with binary:logistic, multi:softmax or "
+                         "multi:softprob")
     gb = learner["gradient_booster"]
     param = learner["learner_model_param"]
     if int(param.get("num_class", "0")) > 1 or int(param.get("num_target", "1")) != 1:

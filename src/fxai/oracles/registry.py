@@ -179,11 +179,15 @@ XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob
 DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     """
     _load_builtin()
-    if _kind(model)[0] == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
+    kind = _kind(model)[0]
+    if kind == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
         raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                         f"supported: {SUPPORTED}")  # before the row is read
+    vote = kwargs.pop("vote", None)
+    if kind in ("forest", "xgboost"):  # an unsupported variant is refused before the row
+        _converted(model, None, vote)  # is read (converted once: the cache keeps it)
     x, kwargs, names, labels = resolve(model, x, kwargs)
-    converted = _converted(model, kwargs.get("domains"), kwargs.pop("vote", None))
+    converted = _converted(model, kwargs.get("domains"), vote)
     for accepts, build in _BUILDERS:
         if accepts(converted):
             _check_keywords(build, kwargs, model)
