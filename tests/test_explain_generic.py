@@ -136,3 +136,25 @@ def test_marco_accepts_minisatgh_by_any_pysat_name(solver):
     m = explain.enumerate(o, target="cxp", solver=solver)
     found = list(m)
     assert m.complete and {e.features for e in found if e.kind == "axp"} == all_axps(o)
+
+
+def test_marco_bounds_each_question_by_the_time_left():
+    """An oracle whose questions never end unless stopped: MARCO's time limit reaches
+    inside them (through the oracle's deadline), and the enumeration stops incomplete."""
+    import time
+
+    from fxai.oracles.base import Oracle
+
+    class Endless(Oracle):
+        n_features, instance, prediction = 3, [1, 1, 0], 1
+
+        def entails(self, fixed):
+            for _ in range(10**8):  # only the deadline ends this
+                self.check_time()
+            raise AssertionError("no deadline reached the question")
+
+    for target in ("axp", "cxp"):
+        t0 = time.process_time()
+        m = explain.enumerate(Endless(), target=target, time_limit=0.2)
+        assert list(m) == [] and not m.complete
+        assert time.process_time() - t0 < 5

@@ -24,9 +24,10 @@ from pysat.solvers import Solver
 
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.switching import SwitchRule
-from fxai.oracles.base import Oracle, valid_time_limit
+from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+_OUT_OF_TIME = object()  # a question stopped by the time limit
 # PySAT's names for MinisatGH (pysat.solvers.SolverNames.minisatgh)
 MINIMAL_MODEL_SOLVERS = ("mgh", "msat-gh", "minisat-gh")
 
@@ -56,7 +57,9 @@ class Marco:
     ``target`` is ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S, with
     ``switch`` deciding when; default :class:`SwitchRule`). ``clock`` stamps events and
     bounds ``time_limit`` with process ``"cpu"`` seconds (the default, as the workflow) or
-    ``"wall"`` seconds.
+    ``"wall"`` seconds; the time left also bounds each oracle question (as CPU seconds:
+    the tree-ensemble oracles stop inside a long one, and an extraction between its
+    questions), so one long question cannot overrun the limit.
     ``unit_cxps=True`` first tests every feature alone as a CXp (the authors' ``--unit-mcs``
     pre-pass) and records those found before the hitting-set loop. ``solver`` must name
     MinisatGH (see the module docstring); any other solver is a ``ValueError``.
@@ -152,9 +155,10 @@ class Marco:
             if self.unit_cxps:  # the reference code's pre-pass (--unit-mcs): CXps of size 1
                 everything = set(self.feats)
                 for f in self.feats:
-                    if self.time_limit is not None and self.clock() - t0 >= self.time_limit:
+                    found = self._ask(t0, self.o.counterexample, everything - {f})
+                    if found is _OUT_OF_TIME:
                         return
-                    if self.o.counterexample(everything - {f}) is not None:
+                    if found is not None:
                         yield self._record(sat, "cxp", [f], self.clock() - t0)
             while True:
                 if self.time_limit is not None and self.clock() - t0 >= self.time_limit:
@@ -169,20 +173,36 @@ class Marco:
                 model = sat.get_model()
                 free = {f for f in self.feats if model[self.var[f] - 1] > 0}
                 fixed = set(self.feats) - free
-                if phase == "axp":
-                    if self.o.entails(fixed):
-                        kind, xp = "axp", sorted(fixed)
-                    else:
-                        kind, xp = "cxp", find_cxp(self.o, seed=free)
-                else:
-                    if self.o.counterexample(fixed) is not None:
-                        kind, xp = "cxp", sorted(free)
-                    else:
-                        kind, xp = "axp", find_axp(self.o, seed=fixed, check_seed=False)
+                found = self._ask(t0, self._explain, phase, fixed, free)
+                if found is _OUT_OF_TIME:
+                    return
+                kind, xp = found
                 yield self._record(sat, kind, xp, self.clock() - t0)
                 if not xp:  # an empty AXp: the prediction is constant, nothing else exists
                     self.complete = True
                     return
+
+    def _explain(self, phase: str, fixed: set[int], free: set[int]) -> tuple[str, list[int]]:
+        """The explanation a candidate gives: itself, or one extracted from it."""
+        if phase == "axp":
+            if self.o.entails(fixed):
+                return "axp", sorted(fixed)
+            return "cxp", find_cxp(self.o, seed=free)
+        if self.o.counterexample(fixed) is not None:
+            return "cxp", sorted(free)
+        return "axp", find_axp(self.o, seed=fixed, check_seed=False)
+
+    def _ask(self, t0: float, question, *args):
+        """``question(*args)`` under the time left (the oracle checks it inside long
+        questions), or ``_OUT_OF_TIME``."""
+        left = None if self.time_limit is None else self.time_limit - (self.clock() - t0)
+        if left is not None and left <= 0:
+            return _OUT_OF_TIME
+        try:
+            with self.o.time_limit(left):
+                return question(*args)
+        except TimeLimitExceeded:
+            return _OUT_OF_TIME
 
     def _set_phase(self, sat: Solver, phase: str) -> None:
         sign = 1 if phase == "axp" else -1
