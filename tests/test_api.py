@@ -343,3 +343,19 @@ def test_categorical_xgboost_is_refused_for_what_it_is_before_the_row():
         df, (df.c == "u").astype(int))
     with pytest.raises(ValueError, match="XGBoost categorical splits"):
         oracles.for_model(model, {"a": 0.1, "c": "u"})  # a text value: not the first problem
+
+
+def test_a_pipeline_is_refused_as_a_model_type_not_by_its_row():
+    """A Pipeline with a text column: the refusal names the model type (the row's text
+    value used to be reported first)."""
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    df = pd.DataFrame({"region": ["west", "east"] * 10, "n": range(20)})
+    pipe = make_pipeline(ColumnTransformer([("oh", OneHotEncoder(), ["region"])],
+                                           remainder="passthrough"),
+                         DecisionTreeClassifier()).fit(df, [0, 1] * 10)
+    with pytest.raises(TypeError, match="no oracle for a model of type Pipeline"):
+        oracles.for_model(pipe, {"region": "west", "n": 3})
