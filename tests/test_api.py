@@ -359,3 +359,12 @@ def test_a_pipeline_is_refused_as_a_model_type_not_by_its_row():
                          DecisionTreeClassifier()).fit(df, [0, 1] * 10)
     with pytest.raises(TypeError, match="no oracle for a model of type Pipeline"):
         oracles.for_model(pipe, {"region": "west", "n": 3})
+
+
+def test_check_all_limits_the_compiled_boosted_checker_too(data):
+    X, y = data
+    model = xgb.XGBClassifier(n_estimators=5, max_depth=2).fit(X, y)
+    axp = explain.find_axp(oracles.for_model(model, X[0]))
+    assert verify.check_all(model, X[0], [axp], [], time_limit=60) == ([True], [])
+    with pytest.raises(oracles.TimeLimitExceeded, match="check_all: time limit of 1e-09"):
+        verify.check_all(model, X[0], [axp], [], time_limit=1e-9)

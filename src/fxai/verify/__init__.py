@@ -155,8 +155,9 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     ``x`` and ``domains`` as :func:`fxai.oracles.for_model` takes them (a row, a Series or
     dict by feature name, a DataFrame of domains). ``time_limit``: CPU seconds, checked
     between batches of ``batch`` explanations (:class:`~fxai.oracles.TimeLimitExceeded`,
-    ``partial`` the number of explanations checked); progress is logged (INFO of
-    ``fxai.verify``) after each batch once 5 CPU s have passed.
+    ``partial`` the number of explanations checked, None for binary XGBoost without
+    domains, whose compiled checker stops between batches of its own); progress is logged
+    (INFO of ``fxai.verify``) after each batch once 5 CPU s have passed.
 
     Examples
     --------
@@ -176,8 +177,13 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
         from fxai.verify.boosted import BoostedChecker
         from fxai.verify.boosted_leaves import LeafProver
 
-        return LeafProver(BoostedChecker(model)).check(x, [list(a) for a in axps],
-                                                       [list(c) for c in cxps])
+        deadline = None if time_limit is None else t0 + time_limit
+        try:
+            return LeafProver(BoostedChecker(model)).check(
+                x, [list(a) for a in axps], [list(c) for c in cxps], deadline=deadline)
+        except TimeoutError as e:
+            raise TimeLimitExceeded(f"check_all: time limit of {time_limit} CPU s reached "
+                                    f"({e})", time_limit, None) from e
     weak_axps, features = weak_axp_fn(model, x, domains, vote)
     features = set(features)
     items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]

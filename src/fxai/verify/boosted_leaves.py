@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -106,11 +107,13 @@ class LeafProver:
                             np.full(n, -1), feats).tolist()
 
     def check(self, x: Sequence[float], axps: Sequence[Sequence[int]],
-              cxps: Sequence[Sequence[int]], batch: int = 50_000) -> tuple[list[bool], list[bool]]:
+              cxps: Sequence[Sequence[int]], batch: int = 50_000,
+              deadline: float | None = None) -> tuple[list[bool], list[bool]]:
         """Is each AXp an AXp (sufficient; without any one feature not) and each CXp a CXp
         (freeing it changes the class; freeing it without any one feature does not)?
         The 1 + |E| queries of an explanation E are given as E plus a feature to leave out,
-        so no set is built per query."""
+        so no set is built per query. ``deadline`` (``time.process_time``): TimeoutError
+        when it passes between two batches of queries."""
         xps = [list(e) for e in axps] + [list(e) for e in cxps]
         lens = np.array([len(e) for e in xps], dtype=np.int64)
         ends = np.cumsum(lens)
@@ -122,10 +125,13 @@ class LeafProver:
         skip = np.full(len(owner), -1, dtype=np.int64)
         skip[rank > 0] = feats[(ends[owner] - lens[owner] + rank - 1)[rank > 0]]
         kind = (owner >= len(axps)).astype(np.int8)  # 0: E is fixed (AXp), 1: E is free (CXp)
-        forced = np.concatenate([
-            self._forced(x, kind[i:i + batch], (ends - lens)[owner[i:i + batch]],
-                         ends[owner[i:i + batch]], skip[i:i + batch], feats)
-            for i in range(0, len(owner), batch)]) if len(owner) else np.zeros(0, bool)
+        parts = [np.zeros(0, bool)]
+        for i in range(0, len(owner), batch):
+            if deadline is not None and time.process_time() >= deadline:
+                raise TimeoutError(f"checked {i} of {len(owner)} queries by the deadline")
+            parts.append(self._forced(x, kind[i:i + batch], (ends - lens)[owner[i:i + batch]],
+                                      ends[owner[i:i + batch]], skip[i:i + batch], feats))
+        forced = np.concatenate(parts)
         # an AXp must be forced and each removal not; a CXp the opposite
         want = np.where(kind == 0, rank == 0, rank > 0)
         ok = np.ones(len(xps), dtype=bool)
