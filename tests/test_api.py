@@ -368,3 +368,19 @@ def test_check_all_limits_the_compiled_boosted_checker_too(data):
     assert verify.check_all(model, X[0], [axp], [], time_limit=60) == ([True], [])
     with pytest.raises(oracles.TimeLimitExceeded, match="check_all: time limit of 1e-09"):
         verify.check_all(model, X[0], [axp], [], time_limit=1e-9)
+
+
+@pytest.mark.parametrize("cls", [DecisionTreeClassifier, RandomForestClassifier])
+def test_string_classes_from_a_pandas_column_are_explained_and_checked(cls):
+    """Class labels held as Python strings (a pandas object column): the prediction is the
+    label, and the checker agrees (this crashed in the tree and forest converters)."""
+    import pandas as pd
+
+    X = pd.DataFrame({"a": [0, 1, 2, 3] * 5, "b": [1, 0, 1, 0] * 5})
+    y = pd.Series(["no", "no", "yes", "yes"] * 5, dtype=object)
+    model = cls(random_state=0).fit(X, y)
+    o = oracles.for_model(model, X.iloc[2])
+    assert o.prediction == "yes" == model.predict(X.iloc[[2]])[0]
+    axp = explain.find_axp(o)
+    assert str(explain.describe(o, axp)).endswith("THEN class 'yes'")
+    assert verify.check_all(model, X.iloc[2], [axp], []) == ([True], [])

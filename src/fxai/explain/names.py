@@ -16,6 +16,7 @@ import numpy as np
 
 from fxai.explain.exact import AllXps
 from fxai.oracles.base import Oracle
+from fxai.values import plain
 
 
 def names(o: Oracle, result):
@@ -106,11 +107,7 @@ def describe(o: Oracle, xp, kind: str = "axp") -> Explanation:
         raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
     feats = tuple(sorted(int(f) for f in xp))
     labels = o.value_labels or [None] * o.n_features
-    values = tuple(_plain(o.instance[f]) if labels[f] is None else labels[f][int(o.instance[f])]
+    values = tuple(plain(o.instance[f]) if labels[f] is None else labels[f][int(o.instance[f])]
                    for f in feats)
     return Explanation(kind, feats, tuple(names(o, list(feats))), values,
-                       _plain(o.prediction))
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
+                       plain(o.prediction))

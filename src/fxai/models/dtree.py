@@ -25,6 +25,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from fxai.models.dgraph import DecisionGraph, Interval, Node, ValueSet
+from fxai.values import plain
 
 
 def train_dt(
@@ -154,7 +155,7 @@ def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -
         k, cons = stack.pop()
         left, right = int(t.children_left[k]), int(t.children_right[k])
         if left < 0:
-            nodes[k] = Node(label=clf.classes_[int(np.argmax(t.value[k][0]))].item())
+            nodes[k] = Node(label=plain(clf.classes_[int(np.argmax(t.value[k][0]))]))
             continue
         f, thr = int(t.feature[k]), float(t.threshold[k])
         cur = cons.get(f, full[f])
@@ -166,7 +167,7 @@ def from_sklearn(clf: DecisionTreeClassifier, domains: Sequence | None = None) -
             edges.append((lit, child))
             stack.append((child, {**cons, f: inter}))
         nodes[k] = Node(feature=f, edges=tuple(edges))
-    placeholder = Node(label=clf.classes_[0].item())  # unreachable subtrees (dropped edges)
+    placeholder = Node(label=plain(clf.classes_[0]))  # unreachable subtrees (dropped edges)
     return DecisionGraph([nd or placeholder for nd in nodes], n_feat, root=0, domains=domains)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from fxai.models.boosted import Tree
 from fxai.models.scores import ScoreEnsemble
+from fxai.values import plain
 
 VOTES = ("soft", "hard")
 
@@ -77,7 +78,7 @@ def from_sklearn(clf, vote: str = "soft") -> ScoreEnsemble:
         trees=tuple(trees),
         base=np.zeros(k),
         divisor=float(len(trees)) if vote == "soft" else 1.0,
-        classes=tuple(c.item() for c in clf.classes_),
+        classes=tuple(plain(c) for c in clf.classes_),
         n_features=int(clf.n_features_in_),
         kind=f"{type(clf).__name__} ({vote} vote)",
         feature_names=tuple(str(n) for n in names) if names is not None else None,
