@@ -75,6 +75,22 @@ def test_the_check_is_bounded_and_timed_with_the_explanation(user, capsys, monke
         capsys.readouterr().out
 
 
+def test_a_repeated_column_name_is_refused_naming_it(user, tmp_path, fxai_cli):
+    """pandas renames a repeated header column (`dose.1`) without a word: refused instead,
+    for the instances and in a user dataset."""
+    from fxai.data.user import read_table
+    from fxai.errors import DataError
+
+    rows = tmp_path / "rows.csv"
+    rows.write_text("dose,colour,dose\n0.5,red,1\n")
+    code, err = fxai_cli("explain", "--model", user / "tree.joblib", "--instances", rows,
+                         "--out", tmp_path / "out.json")
+    assert code == 1 and f"{rows} repeats the column name(s) ['dose'] in its header" in err
+    assert "Traceback" not in err and not (tmp_path / "out.json").exists()
+    with pytest.raises(DataError, match=r"my data: .* repeats the column name\(s\) \['dose'\]"):
+        read_table(rows, "my data")
+
+
 @pytest.mark.parametrize(("row", "message"), [
     ("dose,colour,level\n0.5,pink,1\n", "row 1: feature 'colour': value 'pink' is not one"),
     ("dose,colour,level\n0.5,red,9\n", "row 1: feature 'level': value 9 is outside its domain"),

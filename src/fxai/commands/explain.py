@@ -43,10 +43,14 @@ def _table(path: str, target: str | None, must: bool):
     be there, or may)."""
     import pandas as pd
 
+    from fxai.data.user import check_header
     from fxai.errors import DataError
 
     try:
+        check_header(path, "the CSV")
         df = pd.read_csv(path)
+    except DataError:
+        raise
     except (OSError, ValueError) as e:
         raise DataError(f"cannot read the CSV {path}: {e}") from None
     if target is not None and (must or target in df.columns):

@@ -39,10 +39,26 @@ def read_table(path: str | Path, what: str) -> pd.DataFrame:
                         "the workdir).")
     try:
         if path.suffix.lower() == ".csv":
+            check_header(path, what)
             return pd.read_csv(path)
         return pd.read_parquet(path)
     except (ValueError, OSError, pd.errors.ParserError) as e:
+        if isinstance(e, DataError):
+            raise
         raise DataError(f"{what}: {path} is not a readable table ({type(e).__name__}: {e})") from e
+
+
+def check_header(path: str | Path, what: str) -> None:
+    """DataError naming the columns a CSV's header repeats (pandas would rename the second
+    ``age`` to ``age.1`` without a word)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        header = next(csv.reader(f), [])
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise DataError(f"{what}: {path} repeats the column name(s) {repeated} in its header; "
+                        "give every column its own name.")
 
 
 def checked_table(spec: dict[str, Any]) -> pd.DataFrame:
