@@ -96,6 +96,8 @@ def test_a_repeated_column_name_is_refused_naming_it(user, tmp_path, fxai_cli):
     ("dose,colour,level\n0.5,red,9\n", "row 1: feature 'level': value 9 is outside its domain"),
     ("dose,colour,level\n,red,1\n", r"row 1: feature 'dose' is missing \(NaN\)"),
     ("dose,colour\n0.5,red\n", r"row 1: instance feature names do not match"),
+    ("dose,colour,level\n0.5,red,1\n0.7,red,1\nabc,red,1\n",
+     r"row 3, column 'dose': 'abc' is not a number, as 2 of the column's 3 values are"),
 ])
 def test_bad_rows_exit_nonzero_naming_file_and_row(user, fxai_cli, row, message):
     import re

@@ -59,8 +59,25 @@ def _table(path: str, target: str | None, must: bool):
         df = df.drop(columns=[target])
     for col in df.columns:
         if df[col].dtype == object:
+            _mostly_numbers(df[col], path)
             df[col] = df[col].astype("category")
     return df
+
+
+def _mostly_numbers(s, path: str) -> None:
+    """DataError at the first cell that is not a number in a column whose cells are mostly
+    numbers (a typo in a numeric column, which would otherwise make it text)."""
+    import pandas as pd
+
+    from fxai.errors import DataError
+
+    given = s.notna()
+    numbers = pd.to_numeric(s, errors="coerce").notna()
+    bad = given & ~numbers
+    if bad.any() and numbers.sum() > bad.sum():
+        i = int(bad.to_numpy().argmax())
+        raise DataError(f"{path}: row {i + 1}, column {s.name!r}: {s.iloc[i]!r} is not a number, "
+                        f"as {int(numbers.sum())} of the column's {int(given.sum())} values are")
 
 
 CHECK_BATCH = 100  # explanations per checker call (the time limit is checked between them)
