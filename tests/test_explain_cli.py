@@ -75,6 +75,25 @@ def test_the_check_is_bounded_and_timed_with_the_explanation(user, capsys, monke
         capsys.readouterr().out
 
 
+def test_forests_take_either_vote_and_only_forests_take_a_vote(user, tmp_path, fxai_cli):
+    import joblib
+    from sklearn.ensemble import RandomForestClassifier
+
+    train = pd.read_csv(user / "train.csv")
+    X = encode(train.drop(columns="sick").astype({"colour": "category"}))
+    joblib.dump(RandomForestClassifier(n_estimators=4, max_depth=3, random_state=0).fit(
+        X, train.sick), tmp_path / "rf.joblib")
+    for vote in ("soft", "hard"):
+        out = tmp_path / f"{vote}.json"
+        assert main(["explain", "--model", str(tmp_path / "rf.joblib"), "--instances",
+                     str(user / "rows.csv"), "--domains", str(user / "train.csv"), "--target",
+                     "sick", "--out", str(out), "--vote", vote]) == 0
+        assert all(r["verified"] for r in json.loads(out.read_text())["rows"])
+    code, err = fxai_cli("explain", "--model", user / "tree.joblib", "--instances",
+                         user / "rows.csv", "--out", tmp_path / "x.json", "--vote", "hard")
+    assert code == 1 and "--vote applies to random forests, not to a Decision" in err
+
+
 def test_a_repeated_column_name_is_refused_naming_it(user, tmp_path, fxai_cli):
     """pandas renames a repeated header column (`dose.1`) without a word: refused instead,
     for the instances and in a user dataset."""

@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=positive, default=60.0,
                    help="seconds per instance (all AXps and CXps; trees are exact at once)")
     p.add_argument("--clock", choices=["cpu", "wall"], default="cpu")
+    p.add_argument("--vote", choices=["soft", "hard"], default=None,
+                   help="a random forest's vote rule: soft (scikit-learn's predict, the "
+                        "default) or hard (the majority of the trees' votes)")
     p.add_argument("--out", required=True, help="explanations (JSON)")
     p.add_argument("--figures", default=None, help="folder for one FFA bar chart per row")
 
@@ -83,14 +86,15 @@ def _mostly_numbers(s, path: str) -> None:
 CHECK_BATCH = 100  # explanations per checker call (the time limit is checked between them)
 
 
-def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[str]) -> dict:
+def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[str],
+                vote: str | None = None) -> dict:
     """One row's explanations (named), FFA and the independent checkers' verdict."""
     from fxai import explain, oracles, verify
     from fxai.explain.marco import CLOCKS
 
     now = CLOCKS[clock]
     t0 = now()
-    o = oracles.for_model(model, x, domains=domains)
+    o = oracles.for_model(model, x, domains=domains, **({"vote": vote} if vote else {}))
     if o.feature_names is None:
         o.feature_names = columns
     r = explain.all_xps(o, time_limit=time_limit, clock=clock)
@@ -102,7 +106,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     t1 = now()
     try:  # the check gets the explainer's time limit too (in CPU s), in small batches
         ok_a, ok_c = verify.check_all(model, o.instance, r.axps, r.cxps, domains=finite,
-                                      batch=CHECK_BATCH, time_limit=time_limit)
+                                      vote=vote, batch=CHECK_BATCH, time_limit=time_limit)
         verified: bool | None = all(ok_a) and all(ok_c)
     except oracles.TimeLimitExceeded:
         verified = None
@@ -150,6 +154,12 @@ def run(args: argparse.Namespace) -> int:
     rows = _table(args.instances, args.target, must=False)
     domains = None if args.domains is None else _table(args.domains, args.target, must=True)
     model = load_model(args.model, n_features=rows.shape[1])
+    if args.vote is not None:
+        from fxai.models.forest import is_forest
+
+        if not is_forest(model):
+            raise DataError(f"{args.model}: --vote applies to random forests, not to a "
+                            f"{type(model).__name__}")
     columns = [str(c) for c in rows.columns]
     out = []
     for i in range(len(rows)):
@@ -159,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
             # order (the instance was matched by name): scikit-learn's name warning is noise
             warnings.filterwarnings("ignore", "X does not have valid feature names")
             try:
-                rec = explain_row(model, x, domains, args.time_limit, args.clock, columns)
+                rec = explain_row(model, x, domains, args.time_limit, args.clock, columns,
+                                  args.vote)
             except ValueError as e:
                 raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
         out.append({"row": i + 1, **rec})
