@@ -27,6 +27,9 @@ def test_train_then_cross_run(tmp_path, family):
                  "--out", str(out)]) == 0
     meta = json.loads(out.with_name("toy3.meta.json").read_text())
     assert meta["n_classes"] == 3 and meta["trees"] == 6 and meta["accuracy_test"] > 0.5
+    from fxai.version import code_version
+
+    assert meta["code_version"] == code_version()  # one code version in the models table
     row = models_table.row(out.with_name("toy3.meta.json"))  # the models table's classes
     assert row["n_classes"] == 3 and row["model"] == family
     model = load(out)

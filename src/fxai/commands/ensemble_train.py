@@ -18,6 +18,7 @@ from pathlib import Path
 from fxai.argtypes import count, positive_int
 from fxai.errors import DataError
 from fxai.files import temp_beside, write_atomic
+from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.ensemble_train")
 
@@ -79,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             tmp.unlink(missing_ok=True)
         meta["versions"] = {"scikit-learn": sklearn.__version__, "numpy": np.__version__,
                             "python": platform.python_version()}
+        meta["code_version"] = code_version()  # as every model meta (the models table)
         write_atomic(out.with_name(out.stem + ".meta.json"), json.dumps(meta, indent=2) + "\n")
     LOG.info("%s %s: %d classes, %d trees depth %d, accuracy train %.3f test %s",
              args.family, prep.name, ens.n_classes, args.trees, args.depth,
