@@ -65,12 +65,15 @@ def test_round_trip_types_missing_drop(tmp_path):
     assert doc["source"] == "files"
 
 
-def test_missing_policies_discretise_dedup(tmp_path):
+def test_missing_policies_discretise_dedup(tmp_path, caplog):
     reg = make(tmp_path, CSV, features={"default": "categorical", "numeric": ["weight"]},
                missing={"values": ["?"], "policy": "most_frequent"},
                discretise={"method": "uniform", "bins": 2}, dedup=True)
-    p = run(tmp_path, reg)
+    with caplog.at_level("INFO", logger="fxai.data.prepare"):
+        p = run(tmp_path, reg)
     assert len(p.y) == 5  # 6 rows, the missing weight filled with the median 2.5, one duplicate
+    assert "filled 1 missing values (missing.policy most_frequent): weight 1 of 6 with 2.5" \
+        in caplog.text  # imputation is counted per column, never silent
     w = p.domains[2]
     assert w["type"] == "discretised" and w["values"] == [0, 1]
     assert w["edges"] == [4.125] and p.X.dtype == np.int64

@@ -191,6 +191,12 @@ def build(
         df = df[keep]
     else:
         df = df.assign(**{c: _fill(df[c], masks[c], types[c], policy) for c in feats})
+        filled = {c: int(masks[c].sum()) for c in feats if masks[c].any()}
+        if filled:
+            log.info("%s: filled %d missing values (missing.policy %s): %s", origin,
+                     sum(filled.values()), policy, ", ".join(
+                         f"{c} {n} of {len(df)} with {df[c][masks[c]].iloc[0]!r}"
+                         for c, n in filled.items()))
     df = df.reset_index(drop=True)
 
     # classes: filter / one-vs-rest, then integer codes in sorted label order
