@@ -48,6 +48,8 @@ def test_explains_names_verifies_and_draws(user, model, capsys):
     for r in rows:
         assert r["axps"] and all(set(a) <= names for a in r["axps"] + r["cxps"])
         assert set(r["ffa"]) <= names and r["instance"].keys() == names
+        csv_row = pd.read_csv(user / "rows.csv").iloc[r["row"] - 1]
+        assert r["instance"] == csv_row.to_dict()  # the values as in the CSV (colour's text)
         assert (figs / f"row_{r['row']}.png").stat().st_size > 1000
     assert "4 rows explained: 4 verified, 4 complete" in capsys.readouterr().out
 

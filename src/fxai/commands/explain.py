@@ -113,7 +113,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     t2 = now()
     ffa = explain.ffa_from_axps(r.axps)
     return {
-        "instance": dict(zip(o.feature_names, o.instance, strict=True)),
+        "instance": dict(zip(o.feature_names, explain.values(o), strict=True)),  # as in the CSV
         "prediction": getattr(o.prediction, "item", lambda: o.prediction)(),
         "axps": [list(a) for a in explain.names(o, r.axps)],
         "cxps": [list(c) for c in explain.names(o, r.cxps)],

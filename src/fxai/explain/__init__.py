@@ -8,7 +8,7 @@ from fxai.explain.exact import AllXps, all_xps, has_duality, minimal_hitting_set
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.ffa import ffa, ffa_from_axps
 from fxai.explain.marco import Event, Marco, enumerate_xps
-from fxai.explain.names import Explanation, describe, names
+from fxai.explain.names import Explanation, describe, names, values
 from fxai.explain.paxp import ApproxPAXp, approx_paxp
 from fxai.explain.rows import explain_rows
 from fxai.explain.switching import SwitchRule
@@ -20,4 +20,5 @@ __all__ = [
     "AllXps", "ApproxPAXp", "Event", "Explanation", "Marco", "SwitchRule", "all_xps",
     "approx_paxp", "describe", "enumerate_xps", "explain_rows", "ffa", "ffa_from_axps",
     "find_axp", "find_cxp", "has_duality", "minimal_hitting_sets", "names", "tree_cxps",
+    "values",
 ]

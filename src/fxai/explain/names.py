@@ -106,8 +106,26 @@ def describe(o: Oracle, xp, kind: str = "axp") -> Explanation:
     if kind not in ("axp", "cxp"):
         raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
     feats = tuple(sorted(int(f) for f in xp))
+    shown = values(o)
+    return Explanation(kind, feats, tuple(names(o, list(feats))),
+                       tuple(shown[f] for f in feats), plain(o.prediction))
+
+
+def values(o: Oracle) -> list:
+    """The instance's values as the user gave them: category labels (of a ``domains``
+    frame) for coded features, plain numbers otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from fxai import oracles
+    >>> from fxai.oracles.instance import encode
+    >>> df = pd.DataFrame({"colour": ["red", "blue", "red"], "n": [1, 2, 3]})
+    >>> clf = DecisionTreeClassifier().fit(encode(df), [1, 0, 1])
+    >>> values(oracles.for_model(clf, {"colour": "blue", "n": 2}, domains=df))
+    ['blue', 2]
+    """
     labels = o.value_labels or [None] * o.n_features
-    values = tuple(plain(o.instance[f]) if labels[f] is None else labels[f][int(o.instance[f])]
-                   for f in feats)
-    return Explanation(kind, feats, tuple(names(o, list(feats))), values,
-                       plain(o.prediction))
+    return [plain(v) if labels[f] is None else labels[f][int(v)]
+            for f, v in enumerate(o.instance)]
