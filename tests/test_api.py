@@ -345,11 +345,12 @@ def test_categorical_xgboost_is_refused_for_what_it_is_before_the_row():
         oracles.for_model(model, {"a": 0.1, "c": "u"})  # a text value: not the first problem
 
 
-def test_a_pipeline_is_refused_as_a_model_type_not_by_its_row():
-    """A Pipeline with a text column: the refusal names the model type (the row's text
-    value used to be reported first)."""
+def test_a_pipeline_with_a_text_column_is_read_and_its_unsupported_model_refused():
+    """A Pipeline with a text column is explained over its columns; one ending in a model
+    fxai does not explain is refused by that step's name (not by the row's text value)."""
     import pandas as pd
     from sklearn.compose import ColumnTransformer
+    from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder
 
@@ -357,7 +358,11 @@ def test_a_pipeline_is_refused_as_a_model_type_not_by_its_row():
     pipe = make_pipeline(ColumnTransformer([("oh", OneHotEncoder(), ["region"])],
                                            remainder="passthrough"),
                          DecisionTreeClassifier()).fit(df, [0, 1] * 10)
-    with pytest.raises(TypeError, match="no oracle for a model of type Pipeline"):
+    o = oracles.for_model(pipe, {"region": "west", "n": 3})
+    assert o.feature_names == ["region", "n"] and explain.values(o) == ["west", 3]
+    pipe.steps[-1] = ("logisticregression", LogisticRegression().fit(
+        pipe[:-1].transform(df), [0, 1] * 10))
+    with pytest.raises(TypeError, match="step 'logisticregression' \\(LogisticRegression\\)"):
         oracles.for_model(pipe, {"region": "west", "n": 3})
 
 

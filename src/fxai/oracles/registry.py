@@ -23,8 +23,9 @@ from fxai.oracles.instance import resolve
 
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
              "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
-             "(binary:logistic, multi:softmax, multi:softprob), fxai DecisionGraph, OBDD, "
-             "Ensemble, ScoreEnsemble or XLC")
+             "(binary:logistic, multi:softmax, multi:softprob), a scikit-learn Pipeline "
+             "of encoders and scalers ending in one of those trees or ensembles, fxai "
+             "DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC")
 
 _BUILDERS: list[tuple[Callable[[object], bool], Callable[..., Oracle]]] = []
 _LOADED = False
@@ -55,7 +56,8 @@ def prepare(model: object, domains: Sequence | None = None, vote: str | None = N
     finite feature i, or None for a real one), an Ensemble for a binary XGBoost model, a
     ScoreEnsemble for a multi-class one and for a random forest (``vote``: "soft", the
     default and scikit-learn's ``predict``, or "hard", the majority of the trees' votes),
-    and any other model unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
+    an :class:`~fxai.models.pipeline.Encoded` model for a Pipeline, and any other model
+    unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
     unfitted scikit-learn or XGBoost model.
 
     Examples
@@ -72,8 +74,13 @@ def prepare(model: object, domains: Sequence | None = None, vote: str | None = N
 yet. Call 'fit' with appropriate arguments before using this estimator.
     """
     kind, owner = _kind(model)
-    if vote is not None and kind != "forest":
+    if vote is not None and kind != "forest" and not (kind == "pipeline"
+                                                      and _is_forest_kind(model.steps[-1][1])):
         raise TypeError(f"vote applies to random forests only, not to a {type(model).__name__}")
+    if kind == "pipeline":
+        from fxai.models import pipeline
+
+        return pipeline.read(model, vote=vote or "soft")
     if kind == "tree":
         from fxai.models.dtree import from_sklearn
 
@@ -90,8 +97,13 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
 
 
 def _kind(model: object) -> tuple[str, object]:
-    """("tree" | "forest" | "xgboost" | "other", the object whose identity keys the cache)."""
+    """("tree" | "forest" | "xgboost" | "pipeline" | "other", the object whose identity
+    keys the cache)."""
     if _is_sklearn(model):
+        from fxai.models.pipeline import is_pipeline
+
+        if is_pipeline(model):
+            return "pipeline", model
         from sklearn.tree import DecisionTreeClassifier
         from sklearn.utils.validation import check_is_fitted
 
@@ -137,19 +149,36 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
     elif kind == "forest":
         # the trees themselves (not their ids, which a refit's new trees may reuse)
         stamp = (tuple(e.tree_ for e in model.estimators_), vote)
+    elif kind == "pipeline":  # every step's fitted attributes (a refit makes new ones)
+        stamp = (vote, *(v for _, s in model.steps
+                         for k, v in sorted(getattr(s, "__dict__", {}).items())
+                         if k.endswith("_") and not k.startswith("__")))
     else:
         stamp = (owner.num_boosted_rounds(), vote)
     key = id(owner)
     hit = _CACHE.get(key)
-    if hit is not None and hit[0]() is owner and hit[1] == stamp:
+    if hit is not None and hit[0]() is owner and _same(hit[1], stamp):
         return hit[2]
     value = prepare(owner if kind == "xgboost" else model, domains, vote)
-    _CACHE[key] = (weakref.ref(owner, lambda _, k=key: _CACHE.pop(k, None)), stamp, value)
+    _CACHE[key] = (weakref.ref(owner, lambda _, k=key, c=_CACHE: c.pop(k, None)), stamp, value)
     return value
+
+
+def _same(a, b) -> bool:
+    """Stamps equal: the same objects (numbers and strings: equal values)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b, strict=True))
+    if isinstance(a, int | float | str | type(None)) and type(a) is type(b):
+        return a == b
+    return a is b
 
 
 def for_model(model: object, x, **kwargs) -> Oracle:
     """The oracle for ``model`` at instance ``x`` (one row of feature values).
+
+    A scikit-learn ``Pipeline`` is explained over its original columns (one feature per
+    column, a one-hot group included; see :mod:`fxai.models.pipeline`): ``x`` is a raw row
+    (text values as in the data), and the oracle's instance holds each column's code.
 
     ``model``: see ``SUPPORTED``; each is converted once (:func:`prepare`, cached while
     the object lives). ``x``: a Series or dict by feature name, a 1-row DataFrame or a
@@ -175,8 +204,9 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     ...
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
 DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
-XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), fxai \
-DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
+XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), a \
+scikit-learn Pipeline of encoders and scalers ending in one of those trees or ensembles, \
+fxai DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     """
     _load_builtin()
     kind = _kind(model)[0]
@@ -186,8 +216,16 @@ DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     vote = kwargs.pop("vote", None)
     if kind in ("forest", "xgboost"):  # an unsupported variant is refused before the row
         _converted(model, None, vote)  # is read (converted once: the cache keeps it)
-    x, kwargs, names, labels = resolve(model, x, kwargs)
-    converted = _converted(model, kwargs.get("domains"), vote)
+    if kind == "pipeline":
+        if "domains" in kwargs:
+            raise TypeError("for_model: a Pipeline takes no keyword 'domains' (its encoders "
+                            "and the model's splits give every column's domain)")
+        encoded = _converted(model, None, vote)
+        x, labels = encoded.row(x)
+        names, converted = encoded.names, encoded.model
+    else:
+        x, kwargs, names, labels = resolve(model, x, kwargs)
+        converted = _converted(model, kwargs.get("domains"), vote)
     for accepts, build in _BUILDERS:
         if accepts(converted):
             _check_keywords(build, kwargs, model)

@@ -1,0 +1,205 @@
+"""scikit-learn Pipelines explained over their original columns: the rewritten model
+predicts as ``pipe.predict`` on a grid of raw values (every category, an unknown one, and
+numbers on both sides of every boundary and across the training range); AXps and CXps
+name original columns and are sufficient/necessary and minimal by brute force over that
+grid with ``pipe.predict`` itself; unsupported steps are refused naming them."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.feature_selection import SelectKBest
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    OneHotEncoder,
+    OrdinalEncoder,
+    PolynomialFeatures,
+    RobustScaler,
+    StandardScaler,
+)
+from sklearn.tree import DecisionTreeClassifier
+
+from fxai import explain, oracles
+from fxai.models.pipeline import OTHER, make
+
+xgb = pytest.importorskip("xgboost")
+
+SCALERS = [None, StandardScaler, MinMaxScaler, RobustScaler, MaxAbsScaler]
+
+
+def _data(seed: int, n: int = 120) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n),
+                       "size": np.round(rng.normal(10, 3, n), 1),
+                       "shape": rng.choice(["square", "circle"], n),
+                       "weight": rng.integers(0, 6, n).astype(float)})
+    score = (df.colour == "red") * 2 + (df["size"] > 10) + (df.shape == "circle") \
+        + rng.integers(0, 2, n)
+    return df, np.asarray(score >= 2, dtype=int)
+
+
+def _pipeline(seed: int, last: str, scaler, encoder: str, unknown: str):
+    df, y = _data(seed)
+    if encoder == "onehot":
+        enc = OneHotEncoder(handle_unknown=unknown, sparse_output=False,
+                            **({"min_frequency": 30} if unknown == "infrequent_if_exist"
+                               else {}))
+    else:
+        enc = OrdinalEncoder(**({"handle_unknown": "use_encoded_value", "unknown_value": -1}
+                                if unknown != "error" else {}))
+    parts = [("cat", enc, ["colour", "shape"])]
+    if scaler is not None:
+        parts.append(("num", scaler(), ["size"]))
+    model = {"rf": RandomForestClassifier(n_estimators=6, max_depth=3, random_state=seed),
+             "dt": DecisionTreeClassifier(max_depth=4, random_state=seed),
+             "xgb": xgb.XGBClassifier(n_estimators=5, max_depth=2, random_state=seed)}[last]
+    pipe = Pipeline([("pre", ColumnTransformer(parts, remainder="passthrough")),
+                     ("model", model)]).fit(df, y)
+    return pipe, df
+
+
+def _grid(encoded, df: pd.DataFrame) -> list[list]:
+    """Raw values per column: categories (and an unknown one), numbers at every boundary,
+    just below it, and across the training range."""
+    out = []
+    for c in encoded.columns:
+        if c.kind == "category":
+            out.append(list(c.values) + (["purple"] if c.other else []))
+        else:
+            vals = set(np.unique(df[c.name]).tolist())
+            vals |= {float(np.nextafter(b, -np.inf)) for b in c.bounds} | set(c.bounds)
+            vals |= {float(df[c.name].min()) - 1, float(df[c.name].max()) + 1}
+            out.append(sorted(vals))
+    return out
+
+
+def _predict(pipe, names, rows) -> np.ndarray:
+    return pipe.predict(pd.DataFrame(rows, columns=names))
+
+
+def _points(grid, x, fixed) -> list[list]:
+    """Every grid point that agrees with the raw instance ``x`` on ``fixed``."""
+    return [list(p) for p in itertools.product(*[[x[i]] if i in fixed else g
+                                                   for i, g in enumerate(grid)])]
+
+
+def _sufficient(pipe, names, grid, x, fixed, c) -> bool:
+    return bool(np.all(_predict(pipe, names, _points(grid, x, fixed)) == c))
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), last=st.sampled_from(["rf", "dt", "xgb"]),
+       scaler=st.sampled_from(SCALERS), encoder=st.sampled_from(["onehot", "ordinal"]),
+       unknown=st.sampled_from(["error", "ignore", "infrequent_if_exist"]))
+def test_explanations_are_exact_over_the_original_columns(seed, last, scaler, encoder,
+                                                           unknown):
+    pipe, df = _pipeline(seed, last, scaler, encoder, unknown)
+    encoded = oracles.prepare(pipe)
+    names = encoded.names
+    grid = _grid(encoded, df)
+    points = [list(p) for p in itertools.product(*grid)]
+    want = _predict(pipe, names, points)
+    step = max(1, len(points) // 40)
+    for p, w in zip(points[::step], want[::step], strict=True):
+        assert oracles.for_model(pipe, dict(zip(names, p, strict=True))).prediction == w, p
+    for i in (0, 7):
+        x = list(df.iloc[i])
+        o = oracles.for_model(pipe, df.iloc[i])
+        c = pipe.predict(df.iloc[[i]])[0]
+        assert o.prediction == c
+        axp, cxp = explain.find_axp(o), explain.find_cxp(o)
+        assert set(explain.names(o, axp)) <= set(df.columns)
+        assert _sufficient(pipe, names, grid, x, set(axp), c)
+        for f in axp:
+            assert not _sufficient(pipe, names, grid, x, set(axp) - {f}, c)
+        rest = set(range(len(names))) - set(cxp)
+        assert not _sufficient(pipe, names, grid, x, rest, c)
+        for f in cxp:
+            assert _sufficient(pipe, names, grid, x, rest | {f}, c)
+
+
+def test_the_rewritten_model_predicts_as_the_pipeline_on_every_grid_point():
+    for last in ("rf", "dt", "xgb"):
+        pipe, df = _pipeline(3, last, StandardScaler, "onehot", "ignore")
+        encoded = oracles.prepare(pipe)
+        grid = _grid(encoded, df)
+        points = [list(p) for p in itertools.product(*grid)]
+        want = _predict(pipe, encoded.names, points)
+        got = [oracles.for_model(pipe, p).prediction for p in points[::7]]
+        assert got == list(want[::7]), last
+
+
+def test_an_instance_as_series_dict_or_frame_and_the_labels():
+    pipe, df = _pipeline(1, "rf", StandardScaler, "onehot", "ignore")
+    row = df.iloc[4]
+    a = oracles.for_model(pipe, row)
+    b = oracles.for_model(pipe, row.to_dict())
+    c = oracles.for_model(pipe, df.iloc[[4]])
+    assert a.instance == b.instance == c.instance
+    assert explain.values(a) == [row["colour"], row["size"], row["shape"], row["weight"]]
+    unknown = oracles.for_model(pipe, {**row.to_dict(), "colour": "purple"})
+    assert explain.values(unknown)[0] == "purple"
+    assert unknown.value_labels[0][-1] == "purple" and OTHER not in unknown.value_labels[0]
+    xp = explain.describe(a, explain.find_axp(a))
+    assert str(xp).startswith("IF ") and "cat__" not in str(xp)
+
+
+def test_encoder_that_refuses_unknowns_refuses_them_and_bad_rows():
+    pipe, df = _pipeline(2, "dt", None, "onehot", "error")
+    with pytest.raises(ValueError, match="'colour': value 'purple' is not one of"):
+        oracles.for_model(pipe, {**df.iloc[0].to_dict(), "colour": "purple"})
+    with pytest.raises(ValueError, match="unknown \\['height'\\], missing \\['weight'\\]"):
+        d = df.iloc[0].to_dict()
+        d["height"] = d.pop("weight")
+        oracles.for_model(pipe, d)
+    with pytest.raises(ValueError, match="'size': value 'big' is not a number"):
+        oracles.for_model(pipe, {**df.iloc[0].to_dict(), "size": "big"})
+    with pytest.raises(TypeError, match="takes no keyword 'domains'"):
+        oracles.for_model(pipe, df.iloc[0], domains=df)
+
+
+@pytest.mark.parametrize("step, name", [
+    (SimpleImputer(strategy="mean"), "num"), (FunctionTransformer(np.log1p), "num"),
+    (PolynomialFeatures(2), "num")])
+def test_unsupported_steps_are_refused_by_name(step, name):
+    df, y = _data(0)
+    pipe = Pipeline([("pre", ColumnTransformer([
+        ("cat", OneHotEncoder(), ["colour", "shape"]), (name, step, ["size", "weight"])])),
+        ("model", DecisionTreeClassifier(max_depth=3))]).fit(df, y)
+    with pytest.raises(TypeError, match=f"pipeline step 'pre/{name}' \\({type(step).__name__}"):
+        oracles.for_model(pipe, df.iloc[0])
+
+
+def test_feature_selection_a_later_scaler_and_a_bare_transformer_and_model():
+    df, y = _data(5)
+    ct = ColumnTransformer([("cat", OneHotEncoder(sparse_output=False), ["colour", "shape"])],
+                           remainder="passthrough")
+    pipe = Pipeline([("pre", ct), ("scale", MinMaxScaler()), ("pick", SelectKBest(k=4)),
+                     ("model", RandomForestClassifier(n_estimators=5, max_depth=3,
+                                                      random_state=0))]).fit(df, y)
+    for i in range(20):
+        o = oracles.for_model(pipe, df.iloc[i])
+        assert o.prediction == pipe.predict(df.iloc[[i]])[0]
+    ct2 = ColumnTransformer([("cat", OneHotEncoder(sparse_output=False), ["colour", "shape"])],
+                            remainder="passthrough").fit(df)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(ct2.transform(df), y)
+    o = oracles.for_model(make(ct2, tree), df.iloc[3])
+    assert o.prediction == tree.predict(ct2.transform(df.iloc[[3]]))[0]
+
+
+def test_sparse_one_hot_before_xgboost_is_refused():
+    df, y = _data(0)
+    pipe = Pipeline([("pre", ColumnTransformer([("cat", OneHotEncoder(), ["colour"])],
+                                               remainder="drop", sparse_threshold=1.0)),
+                     ("model", xgb.XGBClassifier(n_estimators=2, max_depth=2))]).fit(df, y)
+    with pytest.raises(TypeError, match="sparse_output=False"):
+        oracles.for_model(pipe, df.iloc[0])
