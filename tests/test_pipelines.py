@@ -28,7 +28,7 @@ from sklearn.preprocessing import (
 )
 from sklearn.tree import DecisionTreeClassifier
 
-from fxai import explain, oracles
+from fxai import explain, oracles, verify
 from fxai.models.pipeline import OTHER, make
 
 xgb = pytest.importorskip("xgboost")
@@ -125,6 +125,7 @@ def test_explanations_are_exact_over_the_original_columns(seed, last, scaler, en
         assert not _sufficient(pipe, names, grid, x, rest, c)
         for f in cxp:
             assert _sufficient(pipe, names, grid, x, rest | {f}, c)
+        assert verify.check_all(pipe, df.iloc[i], [axp], [cxp]) == ([True], [True])
 
 
 def test_the_rewritten_model_predicts_as_the_pipeline_on_every_grid_point():
@@ -203,3 +204,26 @@ def test_sparse_one_hot_before_xgboost_is_refused():
                      ("model", xgb.XGBClassifier(n_estimators=2, max_depth=2))]).fit(df, y)
     with pytest.raises(TypeError, match="sparse_output=False"):
         oracles.for_model(pipe, df.iloc[0])
+
+
+@pytest.mark.parametrize("last", ["rf", "dt", "xgb"])
+def test_the_checker_confirms_every_explanation_and_refuses_wrong_ones(last):
+    pipe, df = _pipeline(4, last, RobustScaler, "onehot", "ignore")
+    for i in (0, 1, 2):
+        o = oracles.for_model(pipe, df.iloc[i])
+        r = explain.all_xps(o)
+        ok_a, ok_c = verify.check_all(pipe, df.iloc[i], r.axps, r.cxps)
+        assert all(ok_a) and all(ok_c), (i, r.axps, r.cxps)
+        bigger = [sorted(set(a) | {f}) for a in r.axps for f in range(4) if f not in a][:5]
+        smaller = [a[1:] for a in r.axps if a][:5]
+        bad_a, bad_c = verify.check_all(pipe, df.iloc[i].to_dict(), bigger + smaller, bigger)
+        assert not any(bad_a) and not any(bad_c)
+
+
+def test_a_hard_vote_forest_pipeline_is_explained_and_checked_under_that_vote():
+    pipe, df = _pipeline(6, "rf", StandardScaler, "onehot", "error")
+    for i in (0, 5):
+        o = oracles.for_model(pipe, df.iloc[i], vote="hard")
+        r = explain.all_xps(o)
+        ok_a, ok_c = verify.check_all(pipe, df.iloc[i], r.axps, r.cxps, vote="hard")
+        assert all(ok_a) and all(ok_c)

@@ -136,6 +136,27 @@ register("XGBoost multi:softmax / multi:softprob, scikit-learn RandomForestClass
          "ExtraTreesClassifier", _is_score_model, _scores)
 
 
+def _is_pipeline(model) -> bool:
+    try:
+        from sklearn.pipeline import Pipeline
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, Pipeline)
+
+
+def _pipeline(model, x, domains, vote, deadline=None):
+    from fxai.verify.pipeline import PipelineChecker
+
+    if domains is not None:
+        raise TypeError("a Pipeline's checker takes no domains (its encoders give them)")
+    chk = PipelineChecker(model, x, vote, deadline)
+    return chk.weak_axps, list(range(chk.n))
+
+
+register("scikit-learn Pipeline of encoders and scalers (by its last step's checker)",
+         _is_pipeline, _pipeline)
+
+
 def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:
     """(batched weak-AXp test, the features it ranges over) for ``model`` at ``x``, by the
     checker registered for the model's type (``vote``: a random forest's vote rule)."""
@@ -171,6 +192,10 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
 
     valid_time_limit(time_limit)
     t0 = time.process_time()
+    if _is_pipeline(model):  # a raw row, checked column by column
+        weak_axps, features = _pipeline(model, x, domains, vote,
+                                        None if time_limit is None else t0 + time_limit)
+        return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
     x, options, _, _ = resolve(model, x, {"domains": domains})
     domains = options["domains"]
     if domains is None and _is_binary_xgboost(model):
@@ -185,6 +210,14 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
             raise TimeLimitExceeded(f"check_all: time limit of {time_limit} CPU s reached "
                                     f"({e})", time_limit, None) from e
     weak_axps, features = weak_axp_fn(model, x, domains, vote)
+    return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
+
+
+def _check(weak_axps: WeakAXps, features: list[int], axps, cxps, t0: float, batch: int,
+           time_limit: float | None) -> tuple[list[bool], list[bool]]:
+    """check_all's batches: each explanation and its single-feature changes."""
+    from fxai.oracles.base import TimeLimitExceeded
+
     features = set(features)
     items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
     ok: list[bool] = []
