@@ -149,7 +149,7 @@ def _pipeline(model, x, domains, vote, deadline=None):
 
     if domains is not None:
         raise TypeError("a Pipeline's checker takes no domains (its encoders give them)")
-    chk = PipelineChecker(model, x, vote, deadline)
+    chk = PipelineChecker(model, x, weak_axp_fn, vote, deadline)
     return chk.weak_axps, list(range(chk.n))
 
 

@@ -57,8 +57,10 @@ def _encoders(pipe) -> dict[int, object]:
 class PipelineChecker:
     """Weak AXps of ``pipe`` at the raw row ``x`` (a Series, dict or row in column order)."""
 
-    def __init__(self, pipe, x, vote: str | None = None, deadline: float | None = None):
-        self.pipe, self.vote, self.deadline = pipe, vote, deadline
+    def __init__(self, pipe, x, checker, vote: str | None = None,
+                 deadline: float | None = None):
+        """``checker``: :func:`fxai.verify.weak_axp_fn` (the last step's checker)."""
+        self.pipe, self.checker, self.vote, self.deadline = pipe, checker, vote, deadline
         self.names = [str(n) for n in getattr(pipe, "feature_names_in_",
                                               range(int(pipe.n_features_in_)))]
         if type(x).__name__ == "DataFrame":
@@ -99,7 +101,6 @@ class PipelineChecker:
 
     def weak_axps(self, sets: list[set[int]]) -> list[bool]:
         from fxai.oracles.base import TimeLimitExceeded
-        from fxai.verify import weak_axp_fn
 
         out = [True] * len(sets)
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -124,7 +125,7 @@ class PipelineChecker:
                     for i in todo:
                         out[i] = False
                     break
-                test, _ = weak_axp_fn(self.pipe.steps[-1][1], z, None, self.vote)
+                test, _ = self.checker(self.pipe.steps[-1][1], z, None, self.vote)
                 fixed = [{k for c in set(sets[i]) | set(free) for k in self.inputs[c]}
                          | (set(range(n_inputs)) - moved) for i in todo]
                 for i, ok in zip(todo, test(fixed), strict=True):
