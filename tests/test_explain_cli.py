@@ -136,3 +136,54 @@ def test_missing_files_are_named(user, fxai_cli):
     code, err = fxai_cli("explain", "--model", user / "tree.joblib", "--instances",
                          user / "absent.csv", "--out", user / "x.json")
     assert code == 1 and "Traceback" not in err and "absent.csv" in err
+
+
+def test_a_pipeline_on_the_raw_csv_is_explained_by_its_columns(user, capsys):
+    """A joblib Pipeline (one-hot + scaler + forest) fitted on the raw table: the rows as in
+    the CSV, explanations by column (never a one-hot column), every one checked; --domains
+    does not apply to it."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    df = pd.read_csv(user / "train.csv")
+    labels = np.where(df.sick == 1, "sick", "well")
+    pipe = Pipeline([("pre", ColumnTransformer([
+        ("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["colour"]),
+        ("num", StandardScaler(), ["dose"])], remainder="passthrough")),
+        ("rf", RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0))])
+    joblib.dump(pipe.fit(df.drop(columns="sick"), labels), user / "pipe.joblib")
+    out = user / "pipe.out.json"
+    assert main(["explain", "--model", str(user / "pipe.joblib"), "--instances",
+                 str(user / "rows.csv"), "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    csv = pd.read_csv(user / "rows.csv")
+    for r in rows:
+        assert r["verified"] and r["complete"]
+        assert r["instance"] == csv.iloc[r["row"] - 1].to_dict()
+        assert r["prediction"] in ("sick", "well")
+        assert all(set(a) <= {"dose", "colour", "level"} for a in r["axps"] + r["cxps"])
+    assert "4 rows explained: 4 verified, 4 complete" in capsys.readouterr().out
+    assert main(["explain", "--model", str(user / "pipe.joblib"), "--instances",
+                 str(user / "rows.csv"), "--domains", str(user / "train.csv"), "--target",
+                 "sick", "--out", str(out)]) == 1
+    assert "--domains does not apply to a Pipeline" in capsys.readouterr().err
+
+
+def test_a_pipeline_with_an_unsupported_step_exits_2_naming_it(user, capsys):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
+
+    df = pd.read_csv(user / "train.csv")
+    pipe = Pipeline([("pre", ColumnTransformer([
+        ("cat", OneHotEncoder(), ["colour"]), ("log", FunctionTransformer(np.abs), ["dose"])])),
+        ("tree", DecisionTreeClassifier(max_depth=3))])
+    joblib.dump(pipe.fit(df.drop(columns="sick"), df.sick), user / "bad.joblib")
+    out = user / "bad.out.json"
+    assert main(["explain", "--model", str(user / "bad.joblib"), "--instances",
+                 str(user / "rows.csv"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "pipeline step 'pre/log' (FunctionTransformer) is not supported" in err
+    assert not out.exists()

@@ -1,8 +1,10 @@
 """Explain your own model on a CSV of instances: every AXp and CXp, the FFA, verified, named.
 
-One model file (scikit-learn DecisionTreeClassifier or CategoricalNB in joblib, XGBoost JSON or
-UBJ) and a CSV whose header names the features (a ``--target`` column is dropped where
-present). With
+One model file (scikit-learn DecisionTreeClassifier, RandomForestClassifier, CategoricalNB or a
+Pipeline of encoders and scalers in joblib, XGBoost JSON or UBJ) and a CSV whose header names
+the features (a ``--target`` column is dropped where present). A Pipeline reads the CSV's
+raw values (text as text) and is explained over its columns; ``--domains`` does not apply to
+it (its encoders give the categories). With
 ``--domains TRAIN.csv`` the integer, boolean and text columns of that table give finite
 domains (text columns: their sorted values, which the model must see as codes 0..k-1, as
 ``fxai.oracles.instance.encode`` makes them); without, every feature is real (for a
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -25,7 +28,8 @@ from fxai.argtypes import positive
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True,
-                   help="model file: .joblib (tree or CategoricalNB), .json/.ubj (XGBoost)")
+                   help="model file: .joblib (tree, forest, CategoricalNB or Pipeline), "
+                        ".json/.ubj (XGBoost)")
     p.add_argument("--instances", required=True, help="CSV of instances, header = feature names")
     p.add_argument("--target", default=None, help="a column of the CSVs to drop (the label)")
     p.add_argument("--domains", default=None,
@@ -91,6 +95,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     """One row's explanations (named), FFA and the independent checkers' verdict."""
     from fxai import explain, oracles, verify
     from fxai.explain.marco import CLOCKS
+    from fxai.models.pipeline import is_pipeline
 
     now = CLOCKS[clock]
     t0 = now()
@@ -105,7 +110,8 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
         finite = frame_domains(domains)[0]
     t1 = now()
     try:  # the check gets the explainer's time limit too (in CPU s), in small batches
-        ok_a, ok_c = verify.check_all(model, o.instance, r.axps, r.cxps, domains=finite,
+        given = x if is_pipeline(model) else o.instance  # a pipeline's check reads the raw row
+        ok_a, ok_c = verify.check_all(model, given, r.axps, r.cxps, domains=finite,
                                       vote=vote, batch=CHECK_BATCH, time_limit=time_limit)
         verified: bool | None = all(ok_a) and all(ok_c)
     except oracles.TimeLimitExceeded:
@@ -154,10 +160,22 @@ def run(args: argparse.Namespace) -> int:
     rows = _table(args.instances, args.target, must=False)
     domains = None if args.domains is None else _table(args.domains, args.target, must=True)
     model = load_model(args.model, n_features=rows.shape[1])
-    if args.vote is not None:
-        from fxai.models.forest import is_forest
+    from fxai.models.forest import is_forest
+    from fxai.models.pipeline import is_pipeline
 
-        if not is_forest(model):
+    if is_pipeline(model) and domains is not None:
+        raise DataError(f"{args.model}: --domains does not apply to a Pipeline (its encoders "
+                        "give the categories, its splits the numeric intervals)")
+    if is_pipeline(model):
+        from fxai.oracles import check_model
+
+        try:
+            check_model(model, args.vote)
+        except TypeError as e:  # a step fxai cannot follow: a usage error, as argparse's
+            print(f"fxai explain: error: {args.model}: {e}", file=sys.stderr)
+            return 2
+    if args.vote is not None:
+        if not is_forest(model.steps[-1][1] if is_pipeline(model) else model):
             raise DataError(f"{args.model}: --vote applies to random forests, not to a "
                             f"{type(model).__name__}")
     columns = [str(c) for c in rows.columns]

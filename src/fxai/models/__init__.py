@@ -56,12 +56,14 @@ def _read(path: Path, family: str | None, n_features: int | None):
     import joblib
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
     from sklearn.naive_bayes import CategoricalNB
+    from sklearn.pipeline import Pipeline
     from sklearn.tree import DecisionTreeClassifier
 
     model = joblib.load(path)
     forests = (RandomForestClassifier, ExtraTreesClassifier)
     wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
-              "rfh": forests}.get(family, (CategoricalNB, DecisionTreeClassifier, *forests))
+              "rfh": forests}.get(family, (CategoricalNB, DecisionTreeClassifier, *forests,
+                                           Pipeline))
     if not isinstance(model, wanted):
         raise TypeError(f"it holds a {type(model).__name__}, not a "
                         + " or ".join(w.__name__ for w in wanted))

@@ -164,6 +164,18 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
     return value
 
 
+def check_model(model: object, vote: str | None = None) -> None:
+    """Raise ``TypeError`` (naming the step, for a Pipeline) when ``model`` is of a kind no
+    oracle explains, before any row is read; the conversion is kept for :func:`for_model`."""
+    _load_builtin()
+    kind = _kind(model)[0]
+    if kind == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
+        raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
+                        f"supported: {SUPPORTED}")
+    if kind in ("forest", "xgboost", "pipeline"):
+        _converted(model, None, vote)
+
+
 def _same(a, b) -> bool:
     """Stamps equal: the same objects (numbers and strings: equal values)."""
     if isinstance(a, tuple) and isinstance(b, tuple):
@@ -208,16 +220,11 @@ XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob
 scikit-learn Pipeline of encoders and scalers ending in one of those trees or ensembles, \
 fxai DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
     """
-    _load_builtin()
-    kind = _kind(model)[0]
-    if kind == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
-        raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
-                        f"supported: {SUPPORTED}")  # before the row is read
     vote = kwargs.pop("vote", None)
-    if kind in ("forest", "xgboost"):  # an unsupported variant is refused before the row
-        _converted(model, None, vote)  # is read (converted once: the cache keeps it)
+    check_model(model, vote)  # an unsupported model or variant before the row is read
+    kind = _kind(model)[0]
     if kind == "pipeline":
-        if "domains" in kwargs:
+        if kwargs.pop("domains", None) is not None:
             raise TypeError("for_model: a Pipeline takes no keyword 'domains' (its encoders "
                             "and the model's splits give every column's domain)")
         encoded = _converted(model, None, vote)
