@@ -434,6 +434,27 @@ def explain_inputs(d: Path) -> None:
                 d / "my_tree.joblib")
     X.assign(label=y).to_csv(d / "train.csv", index=False)
     X.iloc[[0, 60, 120]].to_csv(d / "rows.csv", index=False)
+    pipeline_inputs(d)
+
+
+def pipeline_inputs(d: Path) -> None:
+    """my_pipeline.joblib and applications.csv of docs/your-data.md's Pipeline example."""
+    import joblib
+    import numpy as np
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"purpose": rng.choice(["car", "house"], 60),
+                      "income": rng.normal(40_000, 12_000, 60).round(-2)})
+    pipe = Pipeline([("pre", ColumnTransformer([("text", OneHotEncoder(), ["purpose"])],
+                                               remainder="passthrough")),
+                     ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))])
+    joblib.dump(pipe.fit(X, X.income > 40_000), d / "my_pipeline.joblib")
+    X.head(3).to_csv(d / "applications.csv", index=False)
 
 
 #: fxai command -> makes its inputs in a scratch directory, where the doc command then runs
