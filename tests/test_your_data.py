@@ -225,3 +225,64 @@ def test_a_column_named_target_that_is_not_the_class(tmp_path):
         prepare_user(spec, tmp_path / "out")
     prepare_user({**spec, "drop": ["target"]}, tmp_path / "out")
     assert "target" not in load("loans", tmp_path / "out").feature_names
+
+
+def fitted_pipeline(raw: pd.DataFrame, path: Path) -> None:
+    """A Pipeline on the file's own values: purpose one-hot (text), the bands scaled."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    pipe = Pipeline([("pre", ColumnTransformer([
+        ("text", OneHotEncoder(handle_unknown="ignore", sparse_output=False), ["purpose"]),
+        ("bands", StandardScaler(), ["age_band", "income_band"])], remainder="passthrough")),
+        ("forest", RandomForestClassifier(n_estimators=10, max_depth=4, random_state=0))])
+    joblib.dump(pipe.fit(raw.drop(columns="approved"), raw["approved"]), path)
+
+
+def test_a_pipeline_of_yours_is_checked_and_explained_on_the_file_values(tmp_path):
+    """user_model and cross_run with family pipe: the prepared rows go to the pipeline as
+    the file shows them (purpose as text), every explanation by column and verified."""
+    from fxai.commands import cross_run
+
+    csv, raw = own_model(tmp_path, drop=())
+    fitted_pipeline(raw, tmp_path / "pipe.joblib")
+    assert run_user_model(tmp_path, tmp_path / "pipe.joblib", csv, family="pipe") == 0
+    meta = json.loads((tmp_path / "copy.meta.json").read_text())
+    assert 0.6 < meta["accuracy_test"] <= 1
+    args = argparse.Namespace(
+        dataset="own", prepared=str(tmp_path), family="pipe", model=str(tmp_path / "copy.joblib"),
+        split=str(tmp_path / "split.json"), instances=3, time_limit=10.0, clock="cpu",
+        delta=0.95, seed=0, out=str(tmp_path / "pipe_own.jsonl"))
+    assert cross_run.run(args) == 0
+    recs = run_records(tmp_path / "pipe_own.jsonl")
+    assert len(recs) == 3 and all(r["verified"] for r in recs)
+    for r in recs:
+        assert r["x"][COLUMNS.index("purpose")] in ("car", "education", "house")
+        assert "approx_paxp_skipped" in r["results"]
+        assert all(len(a) <= len(COLUMNS) - 1 for a in r["results"]["marco-a"]["axps"])
+
+
+def test_a_pipeline_with_a_step_fxai_cannot_follow_is_refused_naming_it(tmp_path):
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+
+    csv, raw = own_model(tmp_path)
+    pipe = make_pipeline(SimpleImputer(), DecisionTreeClassifier(max_depth=2))
+    joblib.dump(pipe.fit(raw.drop(columns="approved"), raw["approved"]), tmp_path / "p.joblib")
+    with pytest.raises(ModelError, match="pipeline step 'simpleimputer' \\(SimpleImputer\\)"):
+        run_user_model(tmp_path, tmp_path / "p.joblib", csv, family="pipe")
+    assert not (tmp_path / "copy.joblib").exists()
+
+
+def test_a_pipeline_entry_plans_its_check_and_cross_run(tmp_path):
+    wd = workdir(tmp_path)
+    fitted_pipeline(pd.read_csv(EXAMPLE / "loans.csv"), wd / "pipe.joblib")
+    own = {k: v for k, v in ENTRIES["loans"].items() if k != "families"}
+    cfg = {**CONFIG, "user": {"datasets": [
+        {**own, "name": "loans-pipe", "model": {"file": "pipe.joblib", "family": "pipe"}}]}}
+    (wd / "pipe.yaml").write_text(yaml.safe_dump(cfg))
+    r = snakemake(wd, "-n", "--cores", "1", config="pipe.yaml")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "user_model_pipe" in r.stdout and "pipe_loans-pipe.jsonl" in r.stdout

@@ -42,7 +42,7 @@ rule cross_run:
     output:
         f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
-        family="nbc|dt|obdd|bt|rf|rfh|mbt",
+        family="nbc|dt|obdd|bt|rf|rfh|mbt|pipe",
     params:
         instances=CROSS["instances"],
         time_limit=CROSS["time_limit"],

@@ -26,7 +26,7 @@ TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", required=True)
     p.add_argument("--family", required=True,
-                   choices=["nbc", "dt", "obdd", "bt", "rf", "rfh", "mbt"],
+                   choices=["nbc", "dt", "obdd", "bt", "rf", "rfh", "mbt", "pipe"],
                    help="rf: random forest, soft vote (scikit-learn's predict); rfh: the same "
                         "forest file, hard vote (majority of the trees' votes)")
     p.add_argument("--model", required=True, help="model file the workflow saved")
@@ -46,6 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
 
+PIPELINE_NO_PAXP = ("a Pipeline's columns are explained over the intervals and categories "
+                    "its model tells apart: no uniform measure over its raw values")
+
+
 def counts(o: Oracle) -> bool:
     """Does the oracle answer precision questions?"""
     from fxai.oracles.base import Oracle
@@ -53,9 +57,11 @@ def counts(o: Oracle) -> bool:
     return type(o).precision is not Oracle.precision
 
 
-def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "cpu") -> dict:
+def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "cpu",
+                     no_paxp: str | None = None) -> dict:
     """Run every algorithm on one oracle; the MARCO time limits and all times are seconds
-    of ``clock`` (``"cpu"``: process CPU time, ``"wall"``).
+    of ``clock`` (``"cpu"``: process CPU time, ``"wall"``). ``no_paxp``: why ApproxPAXp
+    does not apply (recorded instead of running it).
 
     One entailment call on the whole instance first primes the oracle (e.g. compiled
     code) outside the clock, as the reference code's dummy call does.
@@ -93,7 +99,9 @@ def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "c
         res["ffa"] = {"exact": {str(f): v for f, v in exact.items()},
                       "route": "duality" if duality else "marco",
                       "methods_agree": len(sets) == 1}
-    if counts(o):
+    if no_paxp is not None:
+        res["approx_paxp_skipped"] = no_paxp
+    elif counts(o):
         sound = hasattr(o, "precision_at_least")  # NBC: the scaled DP is not the model's count
         try:
             r, t = timed(lambda: approx_paxp(o, delta, seed=axp, sound=sound))
@@ -146,6 +154,10 @@ def run(args: argparse.Namespace) -> int:
     from fxai.data.split import pick_instance
     from fxai.models import VOTES, check_features, n_classes
     from fxai.models import load as load_model
+    from fxai.models.pipeline import is_pipeline
+    from fxai.values import plain
+
+    from .user_model import raw_frame
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared,
@@ -157,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
     vote = VOTES.get(args.family)  # a forest's vote rule; None: not a forest
+    pipeline = is_pipeline(model)
     settings = {"dataset": args.dataset, "family": args.family, "time_limit": args.time_limit,
                 "clock": args.clock, "delta": args.delta}
     inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model}
@@ -164,13 +177,19 @@ def run(args: argparse.Namespace) -> int:
                    f"cross {args.family} {args.dataset}", log=LOG) as run:
         for row in run.todo:
             x = [v.item() for v in data.X[row]]
+            given, domains = x, doms
+            if pipeline:  # the row as the file shows it, by column name
+                x = [plain(v) for v in raw_frame(model, data, data.X[row]).iloc[0]]
+                given, domains = dict(zip(data.feature_names, x, strict=True)), None
             rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x,
                    "n_classes": n_classes(model)}
             t0 = time.perf_counter()
-            o = oracles.for_model(model, x, domains=doms, vote=vote)
-            rec["prediction"] = np.asarray(o.prediction).item()
-            rec["results"] = explain_instance(o, args.time_limit, args.delta, args.clock)
-            rec["verified"] = verify_record(rec["results"], model, x, doms, vote)
+            o = oracles.for_model(model, given, domains=domains, vote=vote)
+            rec["prediction"] = (int(np.searchsorted(model.classes_, o.prediction))
+                                 if pipeline else np.asarray(o.prediction).item())  # a code
+            rec["results"] = explain_instance(o, args.time_limit, args.delta, args.clock,
+                                              PIPELINE_NO_PAXP if pipeline else None)
+            rec["verified"] = verify_record(rec["results"], model, given, domains, vote)
             complete = all(rec["results"][n]["complete"] for n in TARGETS)
             rec["status"] = "done" if complete else "timeout"
             rec["time_s"] = time.perf_counter() - t0

@@ -5,8 +5,9 @@ ExtraTrees; or XGBoost JSON) must read the prepared columns as they are: the sam
 features, the same names where the model records them (``feature_names_in_``, XGBoost's
 feature names), every categorical feature coded 0..k-1 in the user's file (the prepared
 codes are the values the model saw) and the classes 0..k-1 (or, for scikit-learn, the
-labels of the file). Writes a meta JSON (accuracies on the split) that the models
-table lists.
+labels of the file). A scikit-learn Pipeline (family ``pipe``) reads the values as the
+file shows them instead (:func:`raw_frame`): the same column names, and steps fxai
+follows exactly. Writes a meta JSON (accuracies on the split) that the models table lists.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from fxai.errors import ModelError
 from fxai.files import write_atomic
 from fxai.models import load as load_model
 from fxai.models import n_classes
+from fxai.models.pipeline import is_pipeline
 from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.user_model")
@@ -28,7 +30,7 @@ LOG = logging.getLogger("fxai.user_model")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="the user's model file (config model.file)")
-    p.add_argument("--family", required=True, choices=["nbc", "dt", "rf", "bt", "mbt"])
+    p.add_argument("--family", required=True, choices=["nbc", "dt", "rf", "bt", "mbt", "pipe"])
     p.add_argument("--data", required=True, help="the prepared table <name>.csv")
     p.add_argument("--split", required=True, help="split JSON (test accuracy)")
     p.add_argument("--out", required=True, help="where the workflow keeps the checked copy")
@@ -58,9 +60,17 @@ def check(model, prep, path: str) -> None:
     if names is not None and names != prep.feature_names:
         raise ModelError(f"model file {path} was fitted on the features {names}; the prepared "
                          f"table has {prep.feature_names} (same names, same order).")
+    pipeline = is_pipeline(model)
+    if pipeline:
+        from fxai.oracles import check_model
+
+        try:
+            check_model(model)
+        except TypeError as e:
+            raise ModelError(f"model file {path}: {e}") from None
     for d in prep.domains:
         labels = d.get("labels")
-        if d["type"] != "numeric" and labels != [str(v) for v in d["values"]]:
+        if not pipeline and d["type"] != "numeric" and labels != [str(v) for v in d["values"]]:
             raise ModelError(
                 f"model file {path}: feature {d['name']!r} is {d['type']} with values {labels} "
                 f"in the file, prepared as codes {d['values']}; a model of your own must see "
@@ -75,12 +85,30 @@ def check(model, prep, path: str) -> None:
                          f"holds {labels}.")
 
 
-def accuracy(model, X, y) -> float:
-    """The model's own prediction against the prepared class codes ``y``."""
+def raw_frame(pipe, prep, X):
+    """The prepared rows ``X`` as the pipeline reads them: the file's values (text for a
+    coded column, as :func:`fxai.data.prepared.shown` gives them), each of the type its
+    column's step reads (a category of its encoder, a number)."""
+    import pandas as pd
+
+    from fxai.data.prepared import shown
+    from fxai.oracles import prepare
+
+    encoded = prepare(pipe)
+    rows = [[encoded.read_value(i, v) for i, v in enumerate(r)] for r in shown(prep, X)]
+    return pd.DataFrame(rows, columns=prep.feature_names)
+
+
+def accuracy(model, X, y, prep=None) -> float:
+    """The model's own prediction against the prepared class codes ``y`` (a Pipeline: on
+    the rows as the file shows them, which needs ``prep``)."""
     import numpy as np
 
     if len(y) == 0:
         return float("nan")
+    if is_pipeline(model):
+        pred = model.predict(raw_frame(model, prep, X))
+        return float(np.mean(np.searchsorted(model.classes_, pred) == y))
     if hasattr(model, "predict_proba"):  # scikit-learn: a class label, coded by its position
         if getattr(model, "feature_names_in_", None) is not None:
             import pandas as pd
@@ -105,8 +133,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     meta = {"dataset": prep.name, "learner": f"your {args.family} model {args.model}",
             "n_features": prep.n_features, "n_train": len(ytr), "n_test": len(yte),
-            "accuracy_train": accuracy(model, Xtr, ytr),
-            "accuracy_test": accuracy(model, Xte, yte), "code_version": code_version()}
+            "accuracy_train": accuracy(model, Xtr, ytr, prep),
+            "accuracy_test": accuracy(model, Xte, yte, prep), "code_version": code_version()}
     write_atomic(args.meta, json.dumps(meta, indent=1) + "\n")
     tmp = out.with_name(f".{out.name}.tmp")
     shutil.copyfile(args.model, tmp)

@@ -84,6 +84,22 @@ def load(ds: str, root: str | Path = "data/prepared") -> Prepared:
     )
 
 
+def shown(prep: Prepared, X: np.ndarray) -> list[list]:
+    """The rows ``X`` of ``prep`` as the user's file shows them: a coded feature's label
+    (text), a numeric feature's number."""
+    out = []
+    for row in np.atleast_2d(X):
+        vals = []
+        for d, v in zip(prep.domains, row, strict=True):
+            labels = d.get("labels")
+            if d["type"] != "numeric" and labels is not None:
+                vals.append(labels[int(v)])
+            else:
+                vals.append(v.item() if hasattr(v, "item") else v)
+        out.append(vals)
+    return out
+
+
 def load_split(path: str | Path, n_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(train_ids, test_ids)`` (row ids of the prepared table) from a split JSON file, checked:
     disjoint non-negative integers (below ``n_rows``, the prepared table's size, when given)."""

@@ -20,7 +20,7 @@ _FOLDER = {"rfh": "rf"}  # the hard-vote family reads the rf forest
 _WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
          "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)",
          "rf": "random forest (joblib)", "rfh": "random forest (joblib)",
-         "mbt": "XGBoost (JSON)"}
+         "mbt": "XGBoost (JSON)", "pipe": "scikit-learn Pipeline (joblib)"}
 
 
 def model_path(results: str | Path, family: str, ds: str) -> Path:
@@ -61,9 +61,9 @@ def _read(path: Path, family: str | None, n_features: int | None):
 
     model = joblib.load(path)
     forests = (RandomForestClassifier, ExtraTreesClassifier)
+    anything = (CategoricalNB, DecisionTreeClassifier, *forests, Pipeline)
     wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
-              "rfh": forests}.get(family, (CategoricalNB, DecisionTreeClassifier, *forests,
-                                           Pipeline))
+              "rfh": forests, "pipe": (Pipeline,)}.get(family, anything)
     if not isinstance(model, wanted):
         raise TypeError(f"it holds a {type(model).__name__}, not a "
                         + " or ".join(w.__name__ for w in wanted))

@@ -117,6 +117,19 @@ class Encoded:
     def domains(self) -> list[list[int]]:
         return [list(range(c.size)) for c in self.columns]
 
+    def read_value(self, i: int, v):
+        """Column ``i``'s value for ``v`` as a text file shows it: the category whose text
+        is ``v`` (else ``v``, an unknown one), a number for a numeric column."""
+        col = self.columns[i]
+        if col.kind == "category":
+            return next((w for w in col.values if _same_value(v, w) or str(w) == str(v)), v)
+        if col.kind == "number" and isinstance(v, str):
+            try:
+                return float(v)
+            except ValueError:
+                raise ValueError(f"feature {col.name!r}: value {v!r} is not a number") from None
+        return v
+
     def row(self, x) -> tuple[list[int], list]:
         """(the codes of the raw instance ``x``: a Series or dict by column name, a 1-row
         DataFrame or a row in column order; per column its labels)."""
