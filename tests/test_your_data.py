@@ -260,6 +260,7 @@ def test_a_pipeline_of_yours_is_checked_and_explained_on_the_file_values(tmp_pat
     assert len(recs) == 3 and all(r["verified"] for r in recs)
     for r in recs:
         assert r["x"][COLUMNS.index("purpose")] in ("car", "education", "house")
+        assert r["class"] == ["0", "1"][r["prediction"]]  # the target's value in the file
         assert "approx_paxp_skipped" in r["results"]
         assert all(len(a) <= len(COLUMNS) - 1 for a in r["results"]["marco-a"]["axps"])
 

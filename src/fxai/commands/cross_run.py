@@ -187,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
             o = oracles.for_model(model, given, domains=domains, vote=vote)
             rec["prediction"] = (int(np.searchsorted(model.classes_, o.prediction))
                                  if pipeline else np.asarray(o.prediction).item())  # a code
+            labels = data.class_labels
+            rec["class"] = labels[rec["prediction"]] if labels else rec["prediction"]
             rec["results"] = explain_instance(o, args.time_limit, args.delta, args.clock,
                                               PIPELINE_NO_PAXP if pipeline else None)
             rec["verified"] = verify_record(rec["results"], model, given, domains, vote)
