@@ -530,13 +530,10 @@ def _dt_tree(clf) -> Tree:
 
 def _runs(g: np.ndarray, lo: int, hi: int) -> list[tuple[int, int, bool]]:
     """Maximal runs (first, last, side) of equal sides of codes lo..hi."""
-    out = []
-    start = lo
-    for i in range(lo + 1, hi + 2):
-        if i > hi or g[i] != g[start]:
-            out.append((start, i - 1, bool(g[start])))
-            start = i
-    return out
+    part = g[lo:hi + 1]
+    starts = [lo, *(lo + 1 + np.flatnonzero(part[1:] != part[:-1])).tolist()]
+    ends = [s - 1 for s in starts[1:]] + [hi]
+    return [(a, b, bool(g[a])) for a, b in zip(starts, ends, strict=True)]
 
 
 def _recode(tree: Tree, reader: _Reader) -> Tree:
