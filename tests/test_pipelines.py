@@ -32,6 +32,8 @@ from fxai import explain, oracles, verify
 from fxai.models.pipeline import OTHER, make
 
 xgb = pytest.importorskip("xgboost")
+# the grids hold an unknown category on purpose
+pytestmark = pytest.mark.filterwarnings("ignore:Found unknown categories")
 
 SCALERS = [None, StandardScaler, MinMaxScaler, RobustScaler, MaxAbsScaler]
 
@@ -74,6 +76,8 @@ def _grid(encoded, df: pd.DataFrame) -> list[list]:
     for c in encoded.columns:
         if c.kind == "category":
             out.append(list(c.values) + (["purple"] if c.other else []))
+        elif c.kind == "unused":  # the pipeline drops it: any value
+            out.append([df[c.name].iloc[0]])
         else:
             vals = set(np.unique(df[c.name]).tolist())
             vals |= {float(np.nextafter(b, -np.inf)) for b in c.bounds} | set(c.bounds)
@@ -227,3 +231,65 @@ def test_a_hard_vote_forest_pipeline_is_explained_and_checked_under_that_vote():
         r = explain.all_xps(o)
         ok_a, ok_c = verify.check_all(pipe, df.iloc[i], r.axps, r.cxps, vote="hard")
         assert all(ok_a) and all(ok_c)
+
+
+def _three_classes(seed: int):
+    df, y = _data(seed)
+    return df, y + (df["size"].to_numpy() > 12)
+
+
+VARIANTS = {
+    "drop first": lambda: ColumnTransformer(
+        [("cat", OneHotEncoder(drop="first", sparse_output=False), ["colour", "shape"])],
+        remainder="passthrough"),
+    "drop if binary, unknown ignored": lambda: ColumnTransformer(
+        [("cat", OneHotEncoder(drop="if_binary", handle_unknown="ignore",
+                               sparse_output=False), ["colour", "shape"])],
+        remainder="passthrough"),
+    "encoder then scaler": lambda: ColumnTransformer(
+        [("cat", Pipeline([("oh", OneHotEncoder(sparse_output=False)),
+                           ("scale", StandardScaler())]), ["colour", "shape"]),
+         ("num", MinMaxScaler(), ["size", "weight"])]),
+    "a column dropped": lambda: ColumnTransformer(
+        [("cat", OrdinalEncoder(), ["colour"]), ("num", "passthrough", ["size"])],
+        remainder="drop"),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("last", ["extra trees", "xgb 3 classes"])
+def test_more_encoders_and_models_agree_with_the_pipeline_and_the_checker(variant, last):
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    df, y = _three_classes(7)
+    model = (ExtraTreesClassifier(n_estimators=6, max_depth=4, random_state=0)
+             if last == "extra trees" else
+             xgb.XGBClassifier(n_estimators=4, max_depth=3, random_state=0))
+    pipe = Pipeline([("pre", VARIANTS[variant]()), ("model", model)]).fit(df, y)
+    encoded = oracles.prepare(pipe)
+    grid = _grid(encoded, df)
+    points = [list(p) for p in itertools.product(*grid)]
+    step = max(1, len(points) // 60)
+    want = _predict(pipe, encoded.names, points[::step])
+    assert [oracles.for_model(pipe, p).prediction for p in points[::step]] == list(want)
+    for i in (0, 3):
+        o = oracles.for_model(pipe, df.iloc[i])
+        r = explain.all_xps(o)
+        assert verify.check_all(pipe, df.iloc[i], r.axps, r.cxps) == (
+            [True] * len(r.axps), [True] * len(r.cxps))
+        x, c = list(df.iloc[i]), pipe.predict(df.iloc[[i]])[0]
+        for a in r.axps:
+            assert _sufficient(pipe, encoded.names, grid, x, set(a), c)
+    if variant == "a column dropped":
+        assert [c.kind for c in encoded.columns] == ["category", "number", "unused", "unused"]
+
+
+def test_an_encoder_as_the_first_step_of_a_text_only_table():
+    df, y = _data(8)
+    text = df[["colour", "shape"]]
+    pipe = Pipeline([("oh", OneHotEncoder()), ("tree", DecisionTreeClassifier(max_depth=3))])
+    pipe.fit(text, y)
+    for i in range(10):
+        o = oracles.for_model(pipe, text.iloc[i])
+        assert o.prediction == pipe.predict(text.iloc[[i]])[0]
+        assert set(explain.names(o, explain.find_axp(o))) <= {"colour", "shape"}

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -217,7 +218,10 @@ def _block_kind(where: str, trans) -> tuple[str, object]:
         else [(where, trans)]
     kind, encoder = "number", None
     for i, (w, s) in enumerate(parts):
-        if _is_identity(s) or isinstance(s, _scalers()):
+        if isinstance(s, _scalers()):
+            _check_scaler(w, s)
+            continue
+        if _is_identity(s):
             continue
         if isinstance(s, _encoders()) and i == 0:
             kind, encoder = "category", s
@@ -289,26 +293,21 @@ class _Pre:
             f"x{i}" for i in range(self.n_in)]
         self.by_name = names is not None
 
-    def transform(self, columns: list[list]) -> np.ndarray:
+    def raw(self, columns: list[list]):
+        """The preprocessing's output (dense or sparse) on rows given column by column."""
         if self.by_name:
             import pandas as pd
 
             X = pd.DataFrame(dict(zip(self.names, columns, strict=True)))
         else:
             X = np.array(columns, dtype=object).T
-        out = self.pre.transform(X)
-        out = out.toarray() if _is_sparse(out) else out
-        return np.asarray(out, dtype=np.float64)
+        with warnings.catch_warnings():  # an unknown value on purpose (what it encodes to)
+            warnings.filterwarnings("ignore", "Found unknown categories")
+            return self.pre.transform(X)
 
-
-    def sparse(self, columns: list[list]) -> bool:
-        """Whether the preprocessing outputs a sparse matrix."""
-        if self.by_name:
-            import pandas as pd
-
-            return _is_sparse(self.pre.transform(pd.DataFrame(
-                dict(zip(self.names, columns, strict=True)))))
-        return _is_sparse(self.pre.transform(np.array(columns, dtype=object).T))
+    def transform(self, columns: list[list]) -> np.ndarray:
+        out = self.raw(columns)
+        return np.asarray(out.toarray() if _is_sparse(out) else out, dtype=np.float64)
 
 
 def _model_positions(first_width: int, steps) -> np.ndarray:
@@ -377,7 +376,7 @@ def read(pipe, vote: str = "soft") -> Encoded:
                 columns[c] = Column(pre.names[c], "number")
                 numeric_owner[range(width)[where][j]] = c
     base = [c.values[0] if c.kind == "category" else 0.0 for c in columns]
-    if pre.sparse([[b] for b in base]) and not _is_sklearn_tree_model(final):
+    if _is_sparse(pre.raw([[b] for b in base])) and not _is_sklearn_tree_model(final):
         raise TypeError("the preprocessing outputs a sparse matrix, in which XGBoost reads "
                         "the zeros as missing values: set sparse_output=False on the "
                         "OneHotEncoder (or sparse_threshold=0 on the ColumnTransformer)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -86,7 +87,9 @@ class PipelineChecker:
 
         X = pd.DataFrame(rows, columns=self.names) if hasattr(self.pipe, "feature_names_in_") \
             else np.array(rows, dtype=object)
-        out = self.pipe[:-1].transform(X)
+        with warnings.catch_warnings():  # an unknown value on purpose (what it encodes to)
+            warnings.filterwarnings("ignore", "Found unknown categories")
+            out = self.pipe[:-1].transform(X)
         return np.asarray(out.toarray() if hasattr(out, "toarray") else out, dtype=np.float64)
 
     def _predict(self, z: np.ndarray):
