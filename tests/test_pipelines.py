@@ -293,3 +293,64 @@ def test_an_encoder_as_the_first_step_of_a_text_only_table():
         o = oracles.for_model(pipe, text.iloc[i])
         assert o.prediction == pipe.predict(text.iloc[[i]])[0]
         assert set(explain.names(o, explain.find_axp(o))) <= {"colour", "shape"}
+
+
+def _nb_data(seed: int):
+    rng = np.random.default_rng(seed)
+    n = 200
+    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n),
+                       "stars": rng.integers(0, 4, n),
+                       "shape": rng.choice(["square", "circle"], n),
+                       "note": rng.random(n)})
+    y = np.where((df.colour == "red") | (df.stars > 2) ^ (rng.random(n) < 0.15), "yes", "no")
+    return df, y
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_naive_bayes_behind_ordinal_codes_is_exact_by_brute_force(seed):
+    """Ordinal codes (columns reordered by the ColumnTransformer) and an integer column
+    passed through reach a CategoricalNB; a dropped column is irrelevant. Every AXp and CXp
+    is checked by brute force over every value combination with pipe.predict."""
+    from sklearn.naive_bayes import CategoricalNB
+
+    df, y = _nb_data(seed)
+    pipe = Pipeline([("pre", ColumnTransformer([
+        ("ord", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+         ["shape", "colour"]), ("n", "passthrough", ["stars"])])),
+        ("nb", CategoricalNB())]).fit(df, y)
+    encoded = oracles.prepare(pipe)
+    assert [c.kind for c in encoded.columns] == ["category"] * 3 + ["unused"]
+    grid = [list(c.values) for c in encoded.columns[:3]] + [[0.5]]
+    names = encoded.names
+    for i in range(6):
+        o = oracles.for_model(pipe, df.iloc[i])
+        c = pipe.predict(df.iloc[[i]])[0]
+        assert pipe.classes_[o.prediction] == c
+        x = list(df.iloc[i])
+        r = explain.all_xps(o)
+        assert verify.check_all(pipe, df.iloc[i], r.axps, r.cxps) == (
+            [True] * len(r.axps), [True] * len(r.cxps))
+        for a in r.axps:
+            assert _sufficient(pipe, names, grid, x, set(a), c)
+            assert not any(_sufficient(pipe, names, grid, x, set(a) - {f}, c) for f in a)
+        for cx in r.cxps:
+            assert not _sufficient(pipe, names, grid, x, set(range(4)) - set(cx), c)
+
+
+@pytest.mark.parametrize("pre, words", [
+    (lambda: ColumnTransformer([("oh", OneHotEncoder(), ["colour"])]), "reaches 3 inputs"),
+    (lambda: ColumnTransformer([("s", StandardScaler(), ["stars"])]), "changed on the way"),
+])
+def test_naive_bayes_behind_codes_that_do_not_fit_is_refused(pre, words):
+    from sklearn.naive_bayes import CategoricalNB
+
+    df, y = _nb_data(0)
+    pipe = Pipeline([("pre", pre()), ("nb", CategoricalNB(min_categories=4))])
+    if "changed" in words:
+        pipe.steps[-1] = ("nb", CategoricalNB())
+        pipe[:-1].fit(df, y)
+        pipe.steps[-1][1].fit(np.zeros((4, 1), dtype=int) + np.arange(4)[:, None], [0, 1, 0, 1])
+    else:
+        pipe.fit(df, y)
+    with pytest.raises(TypeError, match=words):
+        oracles.for_model(pipe, df.iloc[0])

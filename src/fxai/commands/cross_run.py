@@ -179,13 +179,14 @@ def run(args: argparse.Namespace) -> int:
             x = [v.item() for v in data.X[row]]
             given, domains = x, doms
             if pipeline:  # the row as the file shows it, by column name
-                x = [plain(v) for v in raw_frame(model, data, data.X[row]).iloc[0]]
+                frame = raw_frame(model, data, data.X[row])
+                x = [plain(v) for v in frame.iloc[0]]
                 given, domains = dict(zip(data.feature_names, x, strict=True)), None
             rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x,
                    "n_classes": n_classes(model)}
             t0 = time.perf_counter()
             o = oracles.for_model(model, given, domains=domains, vote=vote)
-            rec["prediction"] = (int(np.searchsorted(model.classes_, o.prediction))
+            rec["prediction"] = (int(np.searchsorted(model.classes_, model.predict(frame)[0]))
                                  if pipeline else np.asarray(o.prediction).item())  # a code
             labels = data.class_labels
             rec["class"] = labels[rec["prediction"]] if labels else rec["prediction"]

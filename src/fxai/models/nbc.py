@@ -99,6 +99,12 @@ class NBCTables:
 
     prior: np.ndarray
     tables: tuple[np.ndarray, ...]
+    order: tuple[int, ...] | None = None  # the order scores are summed in (None: 0, 1, ...)
+
+    @property
+    def summed(self) -> list[int]:
+        """The features in the order their log-probabilities are added."""
+        return list(range(len(self.tables))) if self.order is None else list(self.order)
 
     @classmethod
     def from_categorical_nb(cls, model: CategoricalNB) -> NBCTables:
@@ -128,8 +134,8 @@ class NBCTables:
         """``(rows, K)`` scores, summed exactly as scikit-learn sums them."""
         X = np.atleast_2d(np.asarray(X, dtype=np.intp))
         jll = np.zeros((X.shape[0], self.n_classes))
-        for i, t in enumerate(self.tables):
-            jll += t[:, X[:, i]].T
+        for i in self.summed:
+            jll += self.tables[i][:, X[:, i]].T
         return jll + self.prior
 
     def predict(self, X) -> np.ndarray:

@@ -20,7 +20,9 @@ model's float32 comparison, so the rewritten model predicts every input as the p
 does. A one-hot split "colour is red" becomes tests on the colour code (the subtree of
 the other side copied where the codes of that side are not contiguous). Feature selection
 (any ``SelectorMixin`` step) is followed; any other step is refused with a ``TypeError``
-naming it.
+naming it. A ``CategoricalNB`` at the end is read where the codes fit: every column reaches
+it as one input holding one of its categories (its tables are then re-indexed by code, and
+summed in the model's order of inputs, :class:`~fxai.models.nbc.NBCTables`).
 """
 
 from __future__ import annotations
@@ -260,11 +262,12 @@ def _blocks(first_name: str, first, n_in: int) -> list[tuple[str, object, list[i
 
 
 def _final(name: str, model):
+    from sklearn.naive_bayes import CategoricalNB
     from sklearn.tree import DecisionTreeClassifier
 
     from fxai.models.forest import is_forest
 
-    if isinstance(model, DecisionTreeClassifier) or is_forest(model):
+    if isinstance(model, DecisionTreeClassifier | CategoricalNB) or is_forest(model):
         return model
     try:
         import xgboost as xgb
@@ -275,7 +278,8 @@ def _final(name: str, model):
         pass
     raise TypeError(f"pipeline step '{name}' ({type(model).__name__}) is not supported as the "
                     "model: fxai explains pipelines ending in a DecisionTreeClassifier, "
-                    "RandomForestClassifier, ExtraTreesClassifier or XGBClassifier")
+                    "RandomForestClassifier, ExtraTreesClassifier, XGBClassifier or "
+                    "CategoricalNB")
 
 
 def _is_sparse(a) -> bool:
@@ -454,8 +458,12 @@ class _Reader:
                 for i in range(n)]
 
     def encode(self, final, vote: str, pipe) -> Encoded:
+        from sklearn.naive_bayes import CategoricalNB
+
         from fxai.models import forest, scores
 
+        if isinstance(final, CategoricalNB):
+            return self._naive_bayes(final, pipe)
         if _is_forest(final):
             model = forest.from_sklearn(final, vote=vote)
         elif _is_dt(final):
@@ -481,6 +489,53 @@ class _Reader:
         recoded = tuple(_recode(t, self) for t in trees)
         return Encoded(dataclasses.replace(model, trees=recoded, n_features=len(columns),
                                            feature_names=names), columns, pipe)
+
+    def _naive_bayes(self, nb, pipe) -> Encoded:
+        """A CategoricalNB behind the encoders: each column must reach exactly one input,
+        as one of its categories (an OrdinalEncoder's code, or an integer passed through
+        unchanged). Its :class:`~fxai.models.nbc.NBCTables` hold the model's tables, their
+        columns picked per code, summed in the model's order of inputs (as scikit-learn
+        sums them); a column the pipeline drops is a one-value feature of log-probability
+        0 (adding an exact 0)."""
+        from fxai.models.nbc import NBCTables
+
+        def refuse(why: str) -> TypeError:
+            return TypeError(f"a CategoricalNB at the end of a pipeline needs each column to "
+                             f"reach it as one input holding a category: {why}")
+
+        reads = {c: [k for k in range(self.n_inputs) if self.owner[k] == c]
+                 for c in range(len(self.columns))}
+        columns = list(self.columns)
+        tables: list = [np.zeros((len(nb.classes_), 1))] * len(columns)
+        for k in range(self.n_inputs):
+            c = self.owner[k]
+            if c is None:
+                raise refuse(f"model input {k} reads no column (a constant)")
+            col, n_cat = self.columns[c], int(nb.n_categories_[k])
+            if len(reads[c]) != 1:
+                raise refuse(f"column {col.name!r} reaches {len(reads[c])} inputs (one-hot)")
+            if col.kind == "category":
+                cats = self.table[c][:, k]
+            else:  # an integer column passed through: its categories are 0..n_cat-1
+                col = Column(col.name, "category", tuple(range(n_cat)))
+                vals = [float(v) for v in col.values]
+                cats = self.pre.transform([vals if i == c else [b] * n_cat
+                                           for i, b in enumerate(self.base)])[:, k]
+                if not np.array_equal(cats, vals):
+                    raise refuse(f"column {col.name!r} is changed on the way (scaled?)")
+            ok = (cats == np.round(cats)) & (cats >= 0) & (cats < n_cat)
+            if not ok[:len(col.values)].all():
+                raise refuse(f"column {col.name!r} reaches it as {sorted(set(cats))}, not "
+                             f"as categories 0..{n_cat - 1}")
+            if col.other and not ok[-1]:  # the pipeline's own predict fails on it
+                col = dataclasses.replace(col, other=False)
+            columns[c] = col
+            tables[c] = np.asarray(nb.feature_log_prob_[k])[:, cats[:col.size].astype(int)]
+        order = [self.owner[k] for k in range(self.n_inputs)]
+        order += [c for c in range(len(columns)) if not reads[c]]
+        model = NBCTables(np.asarray(nb.class_log_prior_, dtype=float), tuple(tables),
+                          tuple(order))
+        return Encoded(model, tuple(columns), pipe)
 
     def side(self, k: int, t: float) -> tuple[int | None, np.ndarray | bool]:
         """(column, per code whether it goes left: ``float32(input_k) < t``), or (None,

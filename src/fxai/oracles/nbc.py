@@ -421,7 +421,8 @@ class NBCOracle(Oracle):
         if self._space(free) > EXACT_LIMIT:
             raise ValueError(f"{self._space(free)} completions: more than EXACT_LIMIT")
         scores = np.zeros((self.n_classes, 1))
-        for i, t in enumerate(self.nbc.tables):
+        for i in self.nbc.summed:
+            t = self.nbc.tables[i]
             if i in free:
                 scores = (scores[:, :, None] + t[:, None, :]).reshape(self.n_classes, -1)
             else:
@@ -561,10 +562,10 @@ class NBCOracle(Oracle):
         return False
 
 
-def _build(model: CategoricalNB | XLC, x, decimals: int = 3, domains=None) -> NBCOracle:
+def _build(model: CategoricalNB | XLC | NBCTables, x, decimals: int = 3, domains=None) -> NBCOracle:
     """``for_model`` entry: the domains are the fitted model's (``domains`` only names the
     features and their categories, see :mod:`fxai.oracles.instance`)."""
     return NBCOracle(model, x, decimals=decimals)
 
 
-register(lambda m: isinstance(m, CategoricalNB | XLC), _build)
+register(lambda m: isinstance(m, CategoricalNB | XLC | NBCTables), _build)

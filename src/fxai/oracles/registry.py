@@ -24,8 +24,8 @@ from fxai.oracles.instance import resolve
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
              "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
              "(binary:logistic, multi:softmax, multi:softprob), a scikit-learn Pipeline "
-             "of encoders and scalers ending in one of those trees or ensembles, fxai "
-             "DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC")
+             "of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, "
+             "Ensemble, ScoreEnsemble, NBCTables or XLC")
 
 _BUILDERS: list[tuple[Callable[[object], bool], Callable[..., Oracle]]] = []
 _LOADED = False
@@ -217,8 +217,8 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
 DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
 XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), a \
-scikit-learn Pipeline of encoders and scalers ending in one of those trees or ensembles, \
-fxai DecisionGraph, OBDD, Ensemble, ScoreEnsemble or XLC
+scikit-learn Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, \
+OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC
     """
     vote = kwargs.pop("vote", None)
     check_model(model, vote)  # an unsupported model or variant before the row is read

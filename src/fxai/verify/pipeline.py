@@ -75,6 +75,12 @@ class PipelineChecker:
             self.values[c] = cats + [_unseen(cats)] * (enc.handle_unknown != "error")
         z0 = self.transform([self.x])[0]
         self.c = self._predict(z0)
+        for c, vals in self.values.items():  # an unseen value the pipeline cannot predict
+            if len(vals) > 1 and isinstance(self.x[c], str) == isinstance(vals[-1], str):
+                try:
+                    self._predict(self.transform([[*self.x[:c], vals[-1], *self.x[c + 1:]]])[0])
+                except (ValueError, IndexError):  # (e.g. a negative code for naive Bayes)
+                    vals.pop()
         self.inputs: list[list[int]] = []
         for c in range(self.n):
             tries = self.values.get(c) or [_shift(self.x[c], d) for d in (1.0, -1.0, 1e3)]
