@@ -69,24 +69,29 @@ class PipelineChecker:
         self.x = [x[n] for n in self.names] if isinstance(x, Mapping) or type(
             x).__name__ == "Series" else list(x)
         self.n = len(self.names)
+        z0 = self.transform([self.x])[0]
+        self.c = self._predict(z0)
         self.values: dict[int, list] = {}
         for c, (enc, j) in _encoders(pipe).items():
             cats = [v for v in enc.categories_[j] if not (isinstance(v, float) and math.isnan(v))]
-            self.values[c] = cats + [_unseen(cats)] * (enc.handle_unknown != "error")
-        z0 = self.transform([self.x])[0]
-        self.c = self._predict(z0)
-        for c, vals in self.values.items():  # an unseen value the pipeline cannot predict
-            if len(vals) > 1 and isinstance(self.x[c], str) == isinstance(vals[-1], str):
-                try:
-                    self._predict(self.transform([[*self.x[:c], vals[-1], *self.x[c + 1:]]])[0])
-                except (ValueError, IndexError):  # (e.g. a negative code for naive Bayes)
-                    vals.pop()
+            if enc.handle_unknown != "error" and self._predicts(c, _unseen(cats)):
+                cats.append(_unseen(cats))
+            self.values[c] = cats
         self.inputs: list[list[int]] = []
         for c in range(self.n):
             tries = self.values.get(c) or [_shift(self.x[c], d) for d in (1.0, -1.0, 1e3)]
             rows = [[*self.x[:c], v, *self.x[c + 1:]] for v in tries]
             z = self.transform(rows)
             self.inputs.append([int(k) for k in np.flatnonzero((z != z0).any(axis=0))])
+
+    def _predicts(self, c: int, v) -> bool:
+        """Whether the pipeline predicts the instance with column ``c`` set to ``v`` (naive
+        Bayes fails on an ordinal encoder's negative code for an unknown value)."""
+        try:
+            self._predict(self.transform([[*self.x[:c], v, *self.x[c + 1:]]])[0])
+        except (ValueError, IndexError):
+            return False
+        return True
 
     def transform(self, rows: list[list]) -> np.ndarray:
         import pandas as pd
