@@ -199,6 +199,10 @@ def test_feature_selection_a_later_scaler_and_a_bare_transformer_and_model():
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(ct2.transform(df), y)
     o = oracles.for_model(make(ct2, tree), df.iloc[3])
     assert o.prediction == tree.predict(ct2.transform(df.iloc[[3]]))[0]
+    pair = oracles.for_model((ct2, tree), df.iloc[3])  # a bare pair: the same
+    assert pair.instance == o.instance and pair.prediction == o.prediction
+    axp = explain.find_axp(pair)
+    assert verify.check_all((ct2, tree), df.iloc[3], [axp], []) == ([True], [])
 
 
 def test_sparse_one_hot_before_xgboost_is_refused():

@@ -110,7 +110,6 @@ class Encoded:
 
     model: object
     columns: tuple[Column, ...]
-    pipeline: object
 
     @property
     def names(self) -> list[str]:
@@ -384,7 +383,7 @@ def read(pipe, vote: str = "soft") -> Encoded:
         raise TypeError("the preprocessing outputs a sparse matrix, in which XGBoost reads "
                         "the zeros as missing values: set sparse_output=False on the "
                         "OneHotEncoder (or sparse_threshold=0 on the ColumnTransformer)")
-    return _Reader(pre, columns, base, position, numeric_owner).encode(final, vote, pipe)
+    return _Reader(pre, columns, base, position, numeric_owner).encode(final, vote)
 
 
 def _is_sklearn_tree_model(model) -> bool:
@@ -457,13 +456,13 @@ class _Reader:
         return [(-math.inf if at_lo[i] else math.inf if not at_hi[i] else float(b[i]))
                 for i in range(n)]
 
-    def encode(self, final, vote: str, pipe) -> Encoded:
+    def encode(self, final, vote: str) -> Encoded:
         from sklearn.naive_bayes import CategoricalNB
 
         from fxai.models import forest, scores
 
         if isinstance(final, CategoricalNB):
-            return self._naive_bayes(final, pipe)
+            return self._naive_bayes(final)
         if _is_forest(final):
             model = forest.from_sklearn(final, vote=vote)
         elif _is_dt(final):
@@ -485,12 +484,12 @@ class _Reader:
         columns = tuple(self.columns)
         names = tuple(c.name for c in columns)
         if model is None:
-            return Encoded(_graph(trees[0], self, final), columns, pipe)
+            return Encoded(_graph(trees[0], self, final), columns)
         recoded = tuple(_recode(t, self) for t in trees)
         return Encoded(dataclasses.replace(model, trees=recoded, n_features=len(columns),
-                                           feature_names=names), columns, pipe)
+                                           feature_names=names), columns)
 
-    def _naive_bayes(self, nb, pipe) -> Encoded:
+    def _naive_bayes(self, nb) -> Encoded:
         """A CategoricalNB behind the encoders: each column must reach exactly one input,
         as one of its categories (an OrdinalEncoder's code, or an integer passed through
         unchanged). Its :class:`~fxai.models.nbc.NBCTables` hold the model's tables, their
@@ -535,7 +534,7 @@ class _Reader:
         order += [c for c in range(len(columns)) if not reads[c]]
         model = NBCTables(np.asarray(nb.class_log_prior_, dtype=float), tuple(tables),
                           tuple(order))
-        return Encoded(model, tuple(columns), pipe)
+        return Encoded(model, tuple(columns))
 
     def side(self, k: int, t: float) -> tuple[int | None, np.ndarray | bool]:
         """(column, per code whether it goes left: ``float32(input_k) < t``), or (None,

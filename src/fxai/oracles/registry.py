@@ -49,6 +49,17 @@ def _load_builtin() -> None:
         importlib.import_module(f"fxai.oracles.{name}")
 
 
+def _paired(model: object) -> object:
+    """A ``(transformer, model)`` pair as the Pipeline of the two (its conversion is cached
+    by the model object, as a Pipeline's); anything else unchanged."""
+    if not (isinstance(model, tuple) and len(model) == 2 and _is_sklearn(model[0])
+            and hasattr(model[0], "transform")):
+        return model
+    from fxai.models.pipeline import make
+
+    return make(*model)
+
+
 def prepare(model: object, domains: Sequence | None = None, vote: str | None = None) -> object:
     """``model`` converted (afresh, no cache) to the form the oracles read.
 
@@ -73,6 +84,7 @@ def prepare(model: object, domains: Sequence | None = None, vote: str | None = N
     sklearn.exceptions.NotFittedError: This DecisionTreeClassifier instance is not fitted \
 yet. Call 'fit' with appropriate arguments before using this estimator.
     """
+    model = _paired(model)
     kind, owner = _kind(model)
     if vote is not None and kind != "forest" and not (kind == "pipeline"
                                                       and _is_forest_kind(model.steps[-1][1])):
@@ -102,8 +114,8 @@ def _kind(model: object) -> tuple[str, object]:
     if _is_sklearn(model):
         from fxai.models.pipeline import is_pipeline
 
-        if is_pipeline(model):
-            return "pipeline", model
+        if is_pipeline(model):  # cached by its last step (a pair's new Pipeline hits)
+            return "pipeline", model.steps[-1][1]
         from sklearn.tree import DecisionTreeClassifier
         from sklearn.utils.validation import check_is_fitted
 
@@ -167,6 +179,7 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
 def check_model(model: object, vote: str | None = None) -> None:
     """Raise ``TypeError`` (naming the step, for a Pipeline) when ``model`` is of a kind no
     oracle explains, before any row is read; the conversion is kept for :func:`for_model`."""
+    model = _paired(model)
     _load_builtin()
     kind = _kind(model)[0]
     if kind == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
@@ -188,7 +201,8 @@ def _same(a, b) -> bool:
 def for_model(model: object, x, **kwargs) -> Oracle:
     """The oracle for ``model`` at instance ``x`` (one row of feature values).
 
-    A scikit-learn ``Pipeline`` is explained over its original columns (one feature per
+    A scikit-learn ``Pipeline`` (or a fitted ``(ColumnTransformer, model)`` pair) is
+    explained over its original columns (one feature per
     column, a one-hot group included; see :mod:`fxai.models.pipeline`): ``x`` is a raw row
     (text values as in the data), and the oracle's instance holds each column's code.
 
@@ -220,6 +234,7 @@ XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob
 scikit-learn Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, \
 OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC
     """
+    model = _paired(model)
     vote = kwargs.pop("vote", None)
     check_model(model, vote)  # an unsupported model or variant before the row is read
     kind = _kind(model)[0]

@@ -192,6 +192,10 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
 
     valid_time_limit(time_limit)
     t0 = time.process_time()
+    if isinstance(model, tuple) and len(model) == 2 and hasattr(model[0], "transform"):
+        from sklearn.pipeline import Pipeline  # a (ColumnTransformer, model) pair
+
+        model = Pipeline([("pre", model[0]), ("model", model[1])])
     if _is_pipeline(model):  # a raw row, checked column by column
         weak_axps, features = _pipeline(model, x, domains, vote,
                                         None if time_limit is None else t0 + time_limit)
