@@ -29,7 +29,8 @@ from sklearn.preprocessing import (
 from sklearn.tree import DecisionTreeClassifier
 
 from fxai import explain, oracles, verify
-from fxai.models.pipeline import OTHER, make
+from fxai.models.coded import OTHER
+from fxai.models.pipeline import make
 
 xgb = pytest.importorskip("xgboost")
 # the grids hold an unknown category on purpose

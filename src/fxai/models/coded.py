@@ -1,0 +1,212 @@
+"""Models over the user's original columns, one integer code per column.
+
+A model whose splits test raw values in ways fxai's tree layout cannot state directly (a
+one-hot group, a scaled number, a float64 threshold, a missing value routed by each node)
+is read into an :class:`Encoded` model: every :class:`Column` gets integer codes (a
+category's position, an interval between the raw values where some split changes side, a
+code for "missing"), and :func:`recode` rewrites each tree onto them (``code < j + 0.5``,
+exact in float32). :mod:`fxai.models.pipeline` (scikit-learn Pipelines) and
+:mod:`fxai.models.hist_gradient` (HistGradientBoosting) read into it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from fxai.models.boosted import Tree
+from fxai.values import plain
+
+OTHER = "(other)"  # the label of the code for any value an encoder does not know
+
+
+@dataclass(frozen=True)
+class Column:
+    """One original column: ``kind`` "category" (``values``, then one code for any other
+    value when ``other``), "number" (code i: ``bounds[i-1] <= x < bounds[i]``) or
+    "unused"."""
+
+    name: str
+    kind: str
+    values: tuple = ()
+    other: bool = False
+    bounds: tuple[float, ...] = ()
+
+    @property
+    def size(self) -> int:
+        if self.kind == "category":
+            return len(self.values) + self.other
+        return len(self.bounds) + 1 if self.kind == "number" else 1
+
+    def code(self, v) -> int:
+        """The code of the raw value ``v`` (``ValueError`` when it has none)."""
+        if self.kind == "category":
+            for i, w in enumerate(self.values):
+                if same_value(v, w):
+                    return i
+            if self.other and not missing_value(v):
+                return len(self.values)
+            raise ValueError(f"feature {self.name!r}: value {v!r} is not one of its "
+                             f"categories {list(self.values)} (its encoder refuses others)")
+        if self.kind == "unused":
+            return 0
+        if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
+            raise ValueError(f"feature {self.name!r}: value {v!r} is not a number")
+        if not math.isfinite(float(v)):
+            raise ValueError(f"feature {self.name!r}: value {v!r} is not finite (missing "
+                             "values are not modelled; see docs/semantics.md)")
+        return int(np.searchsorted(np.asarray(self.bounds), float(v), side="right"))
+
+    def labels(self, v) -> list:
+        """Per code what it stands for; the code of ``v`` shows ``v`` itself."""
+        if self.kind == "category":
+            out = [plain(w) for w in self.values] + [OTHER] * self.other
+        elif self.kind == "unused":
+            out = [None]
+        else:
+            edges = [-math.inf, *self.bounds, math.inf]
+            out = [f"[{edges[i]:.17g}, {edges[i + 1]:.17g})" for i in range(self.size)]
+        out[self.code(v)] = plain(v)
+        return out
+
+
+def missing_value(v) -> bool:
+    return v is None or (isinstance(v, float | np.floating) and math.isnan(v))
+
+
+def same_value(v, w) -> bool:
+    if isinstance(v, str) or isinstance(w, str):
+        return isinstance(v, str) and isinstance(w, str) and v == w
+    try:
+        return bool(v == w)
+    except (TypeError, ValueError):
+        return False
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A model over its original columns: ``model`` reads one code per column."""
+
+    model: object
+    columns: tuple[Column, ...]
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def domains(self) -> list[list[int]]:
+        return [list(range(c.size)) for c in self.columns]
+
+    def read_value(self, i: int, v):
+        """Column ``i``'s value for ``v`` as a text file shows it: the category whose text
+        is ``v`` (else ``v``, an unknown one), a number for a numeric column."""
+        col = self.columns[i]
+        if col.kind == "category":
+            return next((w for w in col.values if same_value(v, w) or str(w) == str(v)), v)
+        if col.kind == "number" and isinstance(v, str):
+            try:
+                return float(v)
+            except ValueError:
+                raise ValueError(f"feature {col.name!r}: value {v!r} is not a number") from None
+        return v
+
+    def row(self, x) -> tuple[list[int], list]:
+        """(the codes of the raw instance ``x``: a Series or dict by column name, a 1-row
+        DataFrame or a row in column order; per column its labels)."""
+        values = raw_row(x, self.names)
+        codes = [c.code(v) for c, v in zip(self.columns, values, strict=True)]
+        return codes, [c.labels(v) for c, v in zip(self.columns, values, strict=True)]
+
+
+def raw_row(x, names: list[str]) -> list:
+    if type(x).__name__ == "DataFrame":
+        if len(x) != 1:
+            raise ValueError(f"a DataFrame instance must have exactly 1 row, not {len(x)}")
+        x = x.iloc[0]
+    if type(x).__name__ == "Series" or isinstance(x, Mapping):
+        keys = [str(k) for k in x.keys()]
+        unknown, missing = sorted(set(keys) - set(names)), [n for n in names if n not in keys]
+        if unknown or missing:
+            raise ValueError(f"instance columns do not match the model's {names}: "
+                             f"unknown {unknown}, missing {missing}")
+        by = dict(zip(keys, (x[k] for k in x.keys()), strict=True))
+        return [by[n] for n in names]
+    row = list(np.asarray(x, dtype=object).reshape(-1))
+    if len(row) != len(names):
+        raise ValueError(f"instance has {len(row)} values, the model {len(names)} "
+                         f"columns {names}")
+    return row
+
+
+def runs(g: np.ndarray, lo: int, hi: int) -> list[tuple[int, int, bool]]:
+    """Maximal runs (first, last, side) of equal sides of codes lo..hi."""
+    part = g[lo:hi + 1]
+    starts = [lo, *(lo + 1 + np.flatnonzero(part[1:] != part[:-1])).tolist()]
+    ends = [s - 1 for s in starts[1:]] + [hi]
+    return [(a, b, bool(g[a])) for a, b in zip(starts, ends, strict=True)]
+
+
+def recode(tree: Tree, sizes: list[int], side_of: Callable[[int], tuple]) -> Tree:
+    """``tree`` with every split on one column's codes (``code < j + 0.5``); a split whose
+    sides are not two runs of codes becomes a chain, the subtrees copied per run, each
+    pruned to the codes its path allows. ``side_of(node)``: (the column node splits on,
+    per code whether it goes left), or (None, the side every input takes)."""
+    feature: list[int] = []
+    threshold: list[float] = []
+    left: list[int] = []
+    right: list[int] = []
+    value: list = []
+    sides: dict[int, tuple] = {}
+
+    def new() -> int:
+        for a, v in ((feature, 0), (threshold, 0.0), (left, -1), (right, -1),
+                     (value, tree.value[0])):
+            a.append(v)
+        return len(feature) - 1
+
+    def emit(node: int, ranges: dict[int, tuple[int, int]]) -> int:
+        while tree.left[node] >= 0:
+            if node not in sides:
+                sides[node] = side_of(node)
+            c, g = sides[node]
+            if c is None:
+                node = int(tree.left[node] if g else tree.right[node])
+                continue
+            lo, hi = ranges.get(c, (0, sizes[c] - 1))
+            part = g[lo:hi + 1]
+            if part.all() or not part.any():
+                node = int(tree.left[node] if part.all() else tree.right[node])
+                continue
+            break
+        else:
+            i = new()
+            value[i] = tree.value[node]
+            return i
+        parts = runs(g, lo, hi)
+        first = new()
+        at = first
+        for r, (a, b, goes_left) in enumerate(parts[:-1]):
+            feature[at], threshold[at] = c, float(np.float32(parts[r + 1][0] - 0.5))
+            child = int(tree.left[node] if goes_left else tree.right[node])
+            left[at] = emit(child, {**ranges, c: (a, b)})
+            if r == len(parts) - 2:
+                a2, b2, gl2 = parts[-1]
+                right[at] = emit(int(tree.left[node] if gl2 else tree.right[node]),
+                                 {**ranges, c: (a2, b2)})
+            else:
+                nxt = new()
+                right[at] = nxt
+                at = nxt
+        return first
+
+    emit(0, {})
+    return Tree(feature=np.array(feature, dtype=np.int64),
+                threshold=np.array(threshold, dtype=np.float32),
+                left=np.array(left, dtype=np.int64), right=np.array(right, dtype=np.int64),
+                value=np.array(value, dtype=tree.value.dtype))
+
+
