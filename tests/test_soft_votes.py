@@ -90,7 +90,7 @@ def test_a_float64_tie_that_is_no_real_tie_goes_by_float64():
                     left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
                     value=np.float64([[0, 0], low, high]))
     ens = ScoreEnsemble((stump([1.0, 0.0], [0.9, 0.1]), stump([1.0, 0.0], [0.8, 0.2]),
-                         stump([1.0, 0.0], [0.0, 1.0])), np.zeros(2), 3.0, (0, 1), 1, "t")
+                         stump([1.0, 0.0], [0.0, 1.0])), np.zeros(2), 3.0, (0, 1), 1, "soft vote")
     s = ens.scores([[1.0]])[0]
     assert s[0] * 3 == 0.9 + 0.8 + 0.0 and s[1] * 3 == 0.1 + 0.2 + 1.0
     o = SoftVoteOracle(ens, [0.0])

@@ -39,7 +39,8 @@ from fxai.models.boosted import (
 @dataclass(frozen=True)
 class ScoreEnsemble:
     """Trees whose leaves score every class (``Tree.value``: one row of ``n_classes``
-    scores per node, in ``dtype``); ``kind`` names the model and its vote rule.
+    scores per node, in ``dtype``); ``kind`` names the model and its vote rule (a forest's
+    says "soft vote" or "hard vote": only then are the vote oracles used).
 
     Examples
     --------
@@ -99,7 +100,8 @@ class ScoreEnsemble:
         trees (a hard-vote forest, or a soft-vote one whose every leaf is pure): class
         scores are then vote counts (over the number of trees), exact in any float type and
         ordered, ties included, as the counts."""
-        if self.divisor not in (1.0, float(len(self.trees))) or np.any(self.base != 0):
+        if ("vote" not in self.kind or self.divisor not in (1.0, float(len(self.trees)))
+                or np.any(self.base != 0)):
             return False
         for t in self.trees:
             v = t.value[t.left < 0]
@@ -111,8 +113,8 @@ class ScoreEnsemble:
     def is_soft_vote(self) -> bool:
         """A soft vote with some impure leaf (a scikit-learn forest's ``predict``): float64
         scores, no intercept, a positive divisor, not :attr:`is_vote`."""
-        return (self.dtype is np.float64 and not np.any(self.base != 0) and self.divisor > 0
-                and not self.is_vote)
+        return ("soft vote" in self.kind and self.dtype is np.float64
+                and not np.any(self.base != 0) and self.divisor > 0 and not self.is_vote)
 
 
 def convert(model):

@@ -23,7 +23,8 @@ from fxai.oracles.instance import resolve
 
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
              "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
-             "(binary:logistic, multi:softmax, multi:softprob), a scikit-learn Pipeline "
+             "(binary:logistic, multi:softmax, multi:softprob), scikit-learn "
+             "HistGradientBoostingClassifier (numeric features), a scikit-learn Pipeline "
              "of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, "
              "Ensemble, ScoreEnsemble, NBCTables or XLC")
 
@@ -93,6 +94,10 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
         from fxai.models import pipeline
 
         return pipeline.read(model, vote=vote or "soft")
+    if kind == "hist_gradient":
+        from fxai.models import hist_gradient
+
+        return hist_gradient.from_sklearn(model)
     if kind == "tree":
         from fxai.models.dtree import from_sklearn
 
@@ -109,8 +114,8 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
 
 
 def _kind(model: object) -> tuple[str, object]:
-    """("tree" | "forest" | "xgboost" | "pipeline" | "other", the object whose identity
-    keys the cache)."""
+    """("tree" | "forest" | "xgboost" | "pipeline" | "hist_gradient" | "other", the object
+    whose identity keys the cache)."""
     if _is_sklearn(model):
         from fxai.models.pipeline import is_pipeline
 
@@ -126,6 +131,10 @@ def _kind(model: object) -> tuple[str, object]:
             return "tree", model
         if is_forest(model):
             return "forest", model
+        from fxai.models.hist_gradient import is_hist_gradient
+
+        if is_hist_gradient(model):
+            return "hist_gradient", model
     if _is_xgboost(model):
         import xgboost as xgb
 
@@ -165,6 +174,8 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
         stamp = (vote, *(v for _, s in model.steps
                          for k, v in sorted(getattr(s, "__dict__", {}).items())
                          if k.endswith("_") and not k.startswith("__")))
+    elif kind == "hist_gradient":
+        stamp = (model._predictors,)  # a refit makes a new list
     else:
         stamp = (owner.num_boosted_rounds(), vote)
     key = id(owner)
@@ -185,7 +196,7 @@ def check_model(model: object, vote: str | None = None) -> None:
     if kind == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
         raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                         f"supported: {SUPPORTED}")
-    if kind in ("forest", "xgboost", "pipeline"):
+    if kind in ("forest", "xgboost", "pipeline", "hist_gradient"):
         _converted(model, None, vote)
 
 
@@ -230,9 +241,10 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     ...
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
 DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
-XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), a \
-scikit-learn Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, \
-OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC
+XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), \
+scikit-learn HistGradientBoostingClassifier (numeric features), a scikit-learn Pipeline of \
+encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, Ensemble, \
+ScoreEnsemble, NBCTables or XLC
     """
     model = _paired(model)
     vote = kwargs.pop("vote", None)
@@ -244,6 +256,10 @@ OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC
                             "and the model's splits give every column's domain)")
         encoded = _converted(model, None, vote)
         x, labels = encoded.row(x)
+        names, converted = encoded.names, encoded.model
+    elif kind == "hist_gradient":
+        encoded = _converted(model, None, vote)
+        x, labels, kwargs = _with_missing(encoded, x, kwargs)
         names, converted = encoded.names, encoded.model
     else:
         x, kwargs, names, labels = resolve(model, x, kwargs)
@@ -257,6 +273,27 @@ OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC
             return oracle
     raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                     f"supported: {SUPPORTED}")
+
+
+def _with_missing(encoded, x, kwargs: dict) -> tuple[list, list, dict]:
+    """(codes, labels, oracle keywords) of a HistGradientBoosting instance: with
+    ``missing=True`` a missing value (NaN) is a value of every feature, routed as the model
+    routes it; by default (False) the features are real and a NaN instance is refused."""
+    kwargs = dict(kwargs)
+    missing = kwargs.pop("missing", False)
+    if kwargs.get("domains") is not None:
+        raise TypeError("for_model: a HistGradientBoostingClassifier takes no keyword "
+                        "'domains' (its features are real; missing=True adds NaN)")
+    kwargs.pop("domains", None)
+    codes, labels = encoded.row(x)
+    if not missing:
+        for col, v in zip(encoded.columns, codes, strict=True):
+            if v == col.size - 1:
+                raise ValueError(f"feature {col.name!r} is missing (NaN): pass missing=True "
+                                 "to explain it as a value of its own, routed as the model "
+                                 "routes it (see docs/semantics.md)")
+        kwargs["domains"] = [list(range(c.size - 1)) for c in encoded.columns]
+    return codes, labels, kwargs
 
 
 def _check_keywords(build: Callable[..., Oracle], kwargs: dict, model: object) -> None:

@@ -161,7 +161,7 @@ class SoftVoteOracle(ScoreOracle):
     ...     threshold=np.float32([0.5, 0, 0]), left=np.array([1, -1, -1]),
     ...     right=np.array([2, -1, -1]), value=np.float64([[0, 0], a, b]))
     >>> ens = ScoreEnsemble((stump([0.7, 0.3], [0.2, 0.8]), stump([0.4, 0.6], [0.5, 0.5])),
-    ...                     np.zeros(2), 2.0, (0, 1), 1, "two soft trees")
+    ...                     np.zeros(2), 2.0, (0, 1), 1, "two trees (soft vote)")
     >>> o = SoftVoteOracle(ens, [0.0])  # 1.1 against 0.9; at x >= 0.5, 0.7 against 1.3
     >>> o.prediction, o.entails([0]), o.counterexample([])
     (0, True, [0.5])

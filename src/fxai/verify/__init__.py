@@ -157,6 +157,19 @@ register("scikit-learn Pipeline of encoders and scalers (by its last step's chec
          _is_pipeline, _pipeline)
 
 
+def _hist_gradient(model, x, domains, vote, missing: bool = False):
+    from fxai.verify.hist_gradient import HistGradientChecker
+
+    if domains is not None:
+        raise TypeError("a HistGradientBoostingClassifier's checker takes no domains")
+    chk = HistGradientChecker(model, x, missing)
+    return chk.weak_axps, list(range(chk.n))
+
+
+register("scikit-learn HistGradientBoostingClassifier (brute force over its thresholds)",
+         _isinstance_of("sklearn.ensemble", "HistGradientBoostingClassifier"), _hist_gradient)
+
+
 def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:
     """(batched weak-AXp test, the features it ranges over) for ``model`` at ``x``, by the
     checker registered for the model's type (``vote``: a random forest's vote rule)."""
@@ -169,7 +182,8 @@ def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAX
 
 def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[int]],
               domains=None, batch: int = 2000, vote: str | None = None,
-              time_limit: float | None = None) -> tuple[list[bool], list[bool]]:
+              time_limit: float | None = None,
+              missing: bool = False) -> tuple[list[bool], list[bool]]:
     """(is each AXp an AXp, is each CXp a CXp) of ``model`` at ``x``; for binary XGBoost
     (no domains) the compiled leaf search checks all of them in a few calls.
 
@@ -178,7 +192,9 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     between batches of ``batch`` explanations (:class:`~fxai.oracles.TimeLimitExceeded`,
     ``partial`` the number of explanations checked, None for binary XGBoost without
     domains, whose compiled checker stops between batches of its own); progress is logged
-    (INFO of ``fxai.verify``) after each batch once 5 CPU s have passed.
+    (INFO of ``fxai.verify``) after each batch once 5 CPU s have passed. ``missing``: a
+    HistGradientBoostingClassifier's features also range over NaN (as ``for_model(...,
+    missing=True)``).
 
     Examples
     --------
@@ -196,6 +212,13 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
         from sklearn.pipeline import Pipeline  # a (ColumnTransformer, model) pair
 
         model = Pipeline([("pre", model[0]), ("model", model[1])])
+    if type(model).__name__ == "HistGradientBoostingClassifier":  # NaN may be a value
+        names = getattr(model, "feature_names_in_", None)
+        if type(x).__name__ == "DataFrame":
+            x = x.iloc[0]
+        row = [x[n] for n in names] if names is not None and hasattr(x, "keys") else x
+        weak_axps, features = _hist_gradient(model, row, domains, vote, missing)
+        return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
     if _is_pipeline(model):  # a raw row, checked column by column
         weak_axps, features = _pipeline(model, x, domains, vote,
                                         None if time_limit is None else t0 + time_limit)

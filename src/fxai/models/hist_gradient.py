@@ -1,0 +1,95 @@
+"""scikit-learn's ``HistGradientBoostingClassifier`` read exactly, onto column codes.
+
+Its trees test raw float64 values, ``x <= num_threshold`` going left, and route a missing
+value (NaN) by each node's ``missing_go_to_left``. The raw score of class k is
+``baseline[k]`` plus the leaves of its trees, added in float64 in iteration order
+(``_raw_predict``); ``predict`` says class 1 iff the score is ``> 0`` for two classes, and
+the first class of highest score otherwise. fxai reads it into a
+:class:`~fxai.models.scores.ScoreEnsemble` over :mod:`fxai.models.coded` columns: a
+feature's codes are the intervals between the raw values where some split changes side
+(``nextafter(t, +inf)`` for ``x <= t``), then one code for a missing value. Its scores are
+the library's bit for bit (two classes: ``[0, raw]``, whose first maximum is class 1 iff
+``raw > 0``). Categorical features (``categorical_features``) are refused for now.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fxai.models.boosted import Tree
+from fxai.models.coded import Column, Encoded, recode
+from fxai.models.scores import ScoreEnsemble
+from fxai.values import plain
+
+
+def is_hist_gradient(model: object) -> bool:
+    try:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+    except ModuleNotFoundError:
+        return False
+    return isinstance(model, HistGradientBoostingClassifier)
+
+
+def from_sklearn(model) -> Encoded:
+    """The :class:`Encoded` model of a fitted ``HistGradientBoostingClassifier``; every
+    numeric feature has a code for a missing value (the last)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model)
+    categorical = getattr(model, "is_categorical_", None)
+    if (categorical is not None and np.any(categorical)) or getattr(
+            model, "_preprocessor", None) is not None:
+        raise TypeError("HistGradientBoostingClassifier with categorical features is not "
+                        "supported yet: fit it with categorical_features=None on numbers "
+                        "(e.g. ordinal codes)")
+    n = int(model.n_features_in_)
+    names = getattr(model, "feature_names_in_", None)
+    names = [str(v) for v in names] if names is not None else [f"x{i}" for i in range(n)]
+    k = int(model.n_trees_per_iteration_)
+    width = 2 if k == 1 else k  # two classes: scores [0, raw]
+    raw_trees = []  # (Tree with float64 thresholds, missing_go_to_left, class column)
+    for iteration in model._predictors:
+        for cls, predictor in enumerate(iteration):
+            nodes = predictor.nodes
+            leaf = nodes["is_leaf"].astype(bool)
+            value = np.zeros((len(nodes), width))
+            value[:, 1 if k == 1 else cls] = np.where(leaf, nodes["value"], 0.0)
+            raw_trees.append((Tree(
+                feature=nodes["feature_idx"].astype(np.int64),
+                threshold=nodes["num_threshold"].astype(np.float64),
+                left=np.where(leaf, -1, nodes["left"].astype(np.int64)),
+                right=np.where(leaf, -1, nodes["right"].astype(np.int64)),
+                value=value), nodes["missing_go_to_left"].astype(bool)))
+    cuts: list[set[float]] = [set() for _ in range(n)]
+    for t, _ in raw_trees:
+        for i in np.flatnonzero(t.left >= 0):
+            b = float(np.nextafter(t.threshold[i], math.inf))  # least x going right
+            if math.isfinite(b):
+                cuts[int(t.feature[i])].add(b)
+    columns = tuple(Column(names[f], "number", bounds=tuple(sorted(cuts[f])), missing=True)
+                    for f in range(n))
+    sizes = [c.size for c in columns]
+
+    def side_of(t: Tree, missing_left: np.ndarray):
+        def side(node: int):
+            f, col = int(t.feature[node]), columns[int(t.feature[node])]
+            b = float(np.nextafter(t.threshold[node], math.inf))
+            below = np.arange(len(col.bounds) + 1) < (
+                np.searchsorted(col.bounds, b) + 1 if math.isfinite(b) else
+                (len(col.bounds) + 1 if b > 0 else 0))
+            return f, np.append(below, missing_left[node])
+        return side
+
+    trees = tuple(recode(t, sizes, side_of(t, ml)) for t, ml in raw_trees)
+    base = np.asarray(model._baseline_prediction, dtype=np.float64).reshape(-1)
+    return Encoded(ScoreEnsemble(
+        trees=trees,
+        base=np.array([0.0, base[0]]) if k == 1 else base,
+        divisor=1.0,
+        classes=tuple(plain(c) for c in model.classes_),
+        n_features=n,
+        kind="HistGradientBoostingClassifier",
+        feature_names=tuple(names),
+    ), columns)

@@ -1,0 +1,61 @@
+"""Checking explanations of a ``HistGradientBoostingClassifier`` by brute force with its own
+``predict``.
+
+Its own reading of the model: the distinct split thresholds t of each feature (the nodes
+of ``_predictors``) give the values that reach every combination of sides, t and the next
+float64 above it (every split tests ``x <= t``), and one value below them all; with
+``missing`` also NaN. A set S is a weak AXp iff the model predicts the instance's class at
+every completion of the features outside S over those values (``LIMIT`` points at most per
+set: beyond, :class:`~fxai.oracles.TimeLimitExceeded`, the check is left undecided).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+LIMIT = 1 << 18  # completions per set
+
+
+class HistGradientChecker:
+    def __init__(self, model, x, missing: bool = False):
+        self.model = model
+        self.x = np.asarray(x, dtype=np.float64)
+        n = int(model.n_features_in_)
+        cuts: list[set[float]] = [set() for _ in range(n)]
+        for iteration in model._predictors:
+            for p in iteration:
+                inner = ~p.nodes["is_leaf"].astype(bool)
+                for f, t in zip(p.nodes["feature_idx"][inner], p.nodes["num_threshold"][inner],
+                                strict=True):
+                    cuts[int(f)] |= {float(t), float(np.nextafter(t, np.inf))}
+        self.values = []
+        for f in range(n):
+            vals = sorted(v for v in cuts[f] if np.isfinite(v))
+            vals = [vals[0] - 1.0 if vals else 0.0, *vals] + [np.nan] * missing
+            self.values.append(vals)
+        self.n = n
+        self.c = self._predict(self.x[None, :])[0]
+
+    def _predict(self, X: np.ndarray) -> np.ndarray:
+        from fxai.verify.named import named
+
+        return self.model.predict(named(self.model, X))
+
+    def weak_axps(self, sets: list[set[int]]) -> list[bool]:
+        from fxai.oracles.base import TimeLimitExceeded
+
+        out = []
+        for s in sets:
+            free = [f for f in range(self.n) if f not in s]
+            size = int(np.prod([len(self.values[f]) for f in free], dtype=float))
+            if size > LIMIT:
+                raise TimeLimitExceeded(f"check: {size} completions to enumerate (more than "
+                                        f"{LIMIT})", None, None)
+            pts = np.tile(self.x, (size, 1))
+            if free:
+                pts[:, free] = np.array(list(itertools.product(*(self.values[f]
+                                                                 for f in free))))
+            out.append(bool(np.all(self._predict(pts) == self.c)))
+        return out
