@@ -187,3 +187,25 @@ def test_a_pipeline_with_an_unsupported_step_exits_2_naming_it(user, capsys):
     err = capsys.readouterr().err
     assert "pipeline step 'pre/log' (FunctionTransformer) is not supported" in err
     assert not out.exists()
+
+
+def test_a_hist_gradient_model_with_empty_cells_is_explained_with_missing(user, capsys):
+    """An empty cell is refused by default and a value of its own with --missing; every
+    explanation is checked (brute force with the model's predict)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    df = pd.read_csv(user / "train.csv")
+    X = df[["dose", "level"]].copy()
+    X.loc[::7, "dose"] = np.nan
+    hgb = HistGradientBoostingClassifier(max_iter=5, max_depth=3, random_state=0)
+    joblib.dump(hgb.fit(X, df.sick), user / "hgb.joblib")
+    X.head(4).assign(dose=[np.nan, 0.5, -0.2, 1.0]).to_csv(user / "gaps.csv", index=False)
+    out = user / "hgb.out.json"
+    args = ["explain", "--model", str(user / "hgb.joblib"), "--instances",
+            str(user / "gaps.csv"), "--out", str(out)]
+    assert main(args) == 1
+    assert "row 1: feature 'dose' is missing (NaN): pass missing=True" in capsys.readouterr().err
+    assert main([*args, "--missing"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(r["verified"] and r["complete"] for r in rows)
+    assert np.isnan(rows[0]["instance"]["dose"]) and rows[1]["instance"]["dose"] == 0.5

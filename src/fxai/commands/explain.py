@@ -1,7 +1,8 @@
 """Explain your own model on a CSV of instances: every AXp and CXp, the FFA, verified, named.
 
-One model file (scikit-learn DecisionTreeClassifier, RandomForestClassifier, CategoricalNB or a
-Pipeline of encoders and scalers in joblib, XGBoost JSON or UBJ) and a CSV whose header names
+One model file (scikit-learn DecisionTreeClassifier, RandomForestClassifier,
+HistGradientBoostingClassifier, CategoricalNB or a Pipeline of encoders and scalers in joblib,
+XGBoost JSON or UBJ) and a CSV whose header names
 the features (a ``--target`` column is dropped where present). A Pipeline reads the CSV's
 raw values (text as text) and is explained over its columns; ``--domains`` does not apply to
 it (its encoders give the categories). With
@@ -41,6 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vote", choices=["soft", "hard"], default=None,
                    help="a random forest's vote rule: soft (scikit-learn's predict, the "
                         "default) or hard (the majority of the trees' votes)")
+    p.add_argument("--missing", action="store_true",
+                   help="a HistGradientBoostingClassifier: an empty cell (NaN) is a value of "
+                        "its own, routed as the model routes it, and every feature may take "
+                        "it (default: an empty cell is refused)")
     p.add_argument("--out", required=True, help="explanations (JSON)")
     p.add_argument("--figures", default=None, help="folder for one FFA bar chart per row")
 
@@ -91,15 +96,20 @@ CHECK_BATCH = 100  # explanations per checker call (the time limit is checked be
 
 
 def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[str],
-                vote: str | None = None) -> dict:
+                vote: str | None = None, missing: bool = False) -> dict:
     """One row's explanations (named), FFA and the independent checkers' verdict."""
     from fxai import explain, oracles, verify
     from fxai.explain.marco import CLOCKS
+    from fxai.models.hist_gradient import is_hist_gradient
     from fxai.models.pipeline import is_pipeline
 
     now = CLOCKS[clock]
     t0 = now()
-    o = oracles.for_model(model, x, domains=domains, **({"vote": vote} if vote else {}))
+    coded = is_pipeline(model) or is_hist_gradient(model)  # the oracle's instance: codes
+    options = {"vote": vote} if vote else {}
+    if is_hist_gradient(model):
+        options["missing"] = missing
+    o = oracles.for_model(model, x, domains=domains, **options)
     if o.feature_names is None:
         o.feature_names = columns
     r = explain.all_xps(o, time_limit=time_limit, clock=clock)
@@ -110,9 +120,9 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
         finite = frame_domains(domains)[0]
     t1 = now()
     try:  # the check gets the explainer's time limit too (in CPU s), in small batches
-        given = x if is_pipeline(model) else o.instance  # a pipeline's check reads the raw row
-        ok_a, ok_c = verify.check_all(model, given, r.axps, r.cxps, domains=finite,
-                                      vote=vote, batch=CHECK_BATCH, time_limit=time_limit)
+        ok_a, ok_c = verify.check_all(model, x if coded else o.instance, r.axps, r.cxps,
+                                      domains=finite, vote=vote, batch=CHECK_BATCH,
+                                      time_limit=time_limit, missing=missing)
         verified: bool | None = all(ok_a) and all(ok_c)
     except oracles.TimeLimitExceeded:
         verified = None
@@ -161,11 +171,19 @@ def run(args: argparse.Namespace) -> int:
     domains = None if args.domains is None else _table(args.domains, args.target, must=True)
     model = load_model(args.model, n_features=rows.shape[1])
     from fxai.models.forest import is_forest
+    from fxai.models.hist_gradient import is_hist_gradient
     from fxai.models.pipeline import is_pipeline
 
     if is_pipeline(model) and domains is not None:
         raise DataError(f"{args.model}: --domains does not apply to a Pipeline (its encoders "
                         "give the categories, its splits the numeric intervals)")
+    if is_hist_gradient(model) and domains is not None:
+        raise DataError(f"{args.model}: --domains does not apply to a "
+                        "HistGradientBoostingClassifier (its features are real; --missing "
+                        "adds the missing value)")
+    if args.missing and not is_hist_gradient(model):
+        raise DataError(f"{args.model}: --missing applies to a HistGradientBoostingClassifier,"
+                        f" not to a {type(model).__name__}")
     if is_pipeline(model):
         from fxai.oracles import check_model
 
@@ -188,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
             warnings.filterwarnings("ignore", "X does not have valid feature names")
             try:
                 rec = explain_row(model, x, domains, args.time_limit, args.clock, columns,
-                                  args.vote)
+                                  args.vote, args.missing)
             except ValueError as e:
                 raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
         out.append({"row": i + 1, **rec})

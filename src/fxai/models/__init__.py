@@ -54,14 +54,19 @@ def _read(path: Path, family: str | None, n_features: int | None):
 
         return boosted.load(path)
     import joblib
-    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+    from sklearn.ensemble import (
+        ExtraTreesClassifier,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
     from sklearn.naive_bayes import CategoricalNB
     from sklearn.pipeline import Pipeline
     from sklearn.tree import DecisionTreeClassifier
 
     model = joblib.load(path)
     forests = (RandomForestClassifier, ExtraTreesClassifier)
-    anything = (CategoricalNB, DecisionTreeClassifier, *forests, Pipeline)
+    anything = (CategoricalNB, DecisionTreeClassifier, *forests, Pipeline,
+                HistGradientBoostingClassifier)
     wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
               "rfh": forests, "pipe": (Pipeline,)}.get(family, anything)
     if not isinstance(model, wanted):

@@ -290,8 +290,8 @@ def _with_missing(encoded, x, kwargs: dict) -> tuple[list, list, dict]:
         for col, v in zip(encoded.columns, codes, strict=True):
             if v == col.size - 1:
                 raise ValueError(f"feature {col.name!r} is missing (NaN): pass missing=True "
-                                 "to explain it as a value of its own, routed as the model "
-                                 "routes it (see docs/semantics.md)")
+                                 "(fxai explain: --missing) to explain it as a value of its "
+                                 "own, routed as the model routes it (docs/semantics.md)")
         kwargs["domains"] = [list(range(c.size - 1)) for c in encoded.columns]
     return codes, labels, kwargs
 
