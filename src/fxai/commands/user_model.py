@@ -22,7 +22,6 @@ from fxai.errors import ModelError
 from fxai.files import write_atomic
 from fxai.models import load as load_model
 from fxai.models import n_classes
-from fxai.models.pipeline import is_pipeline
 from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.user_model")
@@ -60,6 +59,8 @@ def check(model, prep, path: str) -> None:
     if names is not None and names != prep.feature_names:
         raise ModelError(f"model file {path} was fitted on the features {names}; the prepared "
                          f"table has {prep.feature_names} (same names, same order).")
+    from fxai.models.pipeline import is_pipeline
+
     pipeline = is_pipeline(model)
     if pipeline:
         from fxai.oracles import check_model
@@ -103,6 +104,8 @@ def accuracy(model, X, y, prep=None) -> float:
     """The model's own prediction against the prepared class codes ``y`` (a Pipeline: on
     the rows as the file shows them, which needs ``prep``)."""
     import numpy as np
+
+    from fxai.models.pipeline import is_pipeline
 
     if len(y) == 0:
         return float("nan")
