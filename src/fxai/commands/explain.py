@@ -1,8 +1,8 @@
 """Explain your own model on a CSV of instances: every AXp and CXp, the FFA, verified, named.
 
 One model file (scikit-learn DecisionTreeClassifier, RandomForestClassifier,
-HistGradientBoostingClassifier, CategoricalNB or a Pipeline of encoders and scalers in joblib,
-XGBoost JSON or UBJ) and a CSV whose header names
+HistGradientBoostingClassifier, CategoricalNB, LightGBM's LGBMClassifier or a Pipeline of
+encoders and scalers in joblib, XGBoost JSON or UBJ) and a CSV whose header names
 the features (a ``--target`` column is dropped where present). A Pipeline reads the CSV's
 raw values (text as text) and is explained over its columns; ``--domains`` does not apply to
 it (its encoders give the categories). With
@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a random forest's vote rule: soft (scikit-learn's predict, the "
                         "default) or hard (the majority of the trees' votes)")
     p.add_argument("--missing", action="store_true",
-                   help="a HistGradientBoostingClassifier: an empty cell (NaN) is a value of "
+                   help="HistGradientBoosting, LightGBM: an empty cell (NaN) is a value of "
                         "its own, routed as the model routes it, and every feature may take "
                         "it (default: an empty cell is refused)")
     p.add_argument("--out", required=True, help="explanations (JSON)")
@@ -101,13 +101,15 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     from fxai import explain, oracles, verify
     from fxai.explain.marco import CLOCKS
     from fxai.models.hist_gradient import is_hist_gradient
+    from fxai.models.lgbm import is_lightgbm
     from fxai.models.pipeline import is_pipeline
 
     now = CLOCKS[clock]
     t0 = now()
-    coded = is_pipeline(model) or is_hist_gradient(model)  # the oracle's instance: codes
+    real = is_hist_gradient(model) or is_lightgbm(model)  # NaN may be a value
+    coded = real or is_pipeline(model)  # the oracle's instance: codes
     options = {"vote": vote} if vote else {}
-    if is_hist_gradient(model):
+    if real:
         options["missing"] = missing
     o = oracles.for_model(model, x, domains=domains, **options)
     if o.feature_names is None:
@@ -172,18 +174,20 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args.model, n_features=rows.shape[1])
     from fxai.models.forest import is_forest
     from fxai.models.hist_gradient import is_hist_gradient
+    from fxai.models.lgbm import is_lightgbm
     from fxai.models.pipeline import is_pipeline
 
     if is_pipeline(model) and domains is not None:
         raise DataError(f"{args.model}: --domains does not apply to a Pipeline (its encoders "
                         "give the categories, its splits the numeric intervals)")
-    if is_hist_gradient(model) and domains is not None:
+    real = is_hist_gradient(model) or is_lightgbm(model)
+    if real and domains is not None:
         raise DataError(f"{args.model}: --domains does not apply to a "
-                        "HistGradientBoostingClassifier (its features are real; --missing "
-                        "adds the missing value)")
-    if args.missing and not is_hist_gradient(model):
-        raise DataError(f"{args.model}: --missing applies to a HistGradientBoostingClassifier,"
-                        f" not to a {type(model).__name__}")
+                        f"{type(model).__name__} (its features are real; --missing adds the "
+                        "missing value)")
+    if args.missing and not real:
+        raise DataError(f"{args.model}: --missing applies to a HistGradientBoostingClassifier "
+                        f"or LightGBM model, not to a {type(model).__name__}")
     if is_pipeline(model):
         from fxai.oracles import check_model
 

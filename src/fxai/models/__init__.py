@@ -65,8 +65,10 @@ def _read(path: Path, family: str | None, n_features: int | None):
 
     model = joblib.load(path)
     forests = (RandomForestClassifier, ExtraTreesClassifier)
+    from lightgbm import LGBMClassifier
+
     anything = (CategoricalNB, DecisionTreeClassifier, *forests, Pipeline,
-                HistGradientBoostingClassifier)
+                HistGradientBoostingClassifier, LGBMClassifier)
     wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
               "rfh": forests, "pipe": (Pipeline,)}.get(family, anything)
     if not isinstance(model, wanted):

@@ -24,9 +24,9 @@ from fxai.oracles.instance import resolve
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
              "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
              "(binary:logistic, multi:softmax, multi:softprob), scikit-learn "
-             "HistGradientBoostingClassifier (numeric features), a scikit-learn Pipeline "
-             "of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, "
-             "Ensemble, ScoreEnsemble, NBCTables or XLC")
+             "HistGradientBoostingClassifier or LightGBM (numeric features), a scikit-learn "
+             "Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, "
+             "OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC")
 
 _BUILDERS: list[tuple[Callable[[object], bool], Callable[..., Oracle]]] = []
 _LOADED = False
@@ -98,6 +98,10 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
         from fxai.models import hist_gradient
 
         return hist_gradient.from_sklearn(model)
+    if kind == "lightgbm":
+        from fxai.models import lgbm
+
+        return lgbm.from_lightgbm(model)
     if kind == "tree":
         from fxai.models.dtree import from_sklearn
 
@@ -135,6 +139,12 @@ def _kind(model: object) -> tuple[str, object]:
 
         if is_hist_gradient(model):
             return "hist_gradient", model
+    from fxai.models.lgbm import is_lightgbm
+
+    if is_lightgbm(model):  # (an LGBMClassifier was checked to be fitted above)
+        from fxai.models.lgbm import booster
+
+        return "lightgbm", booster(model)
     if _is_xgboost(model):
         import xgboost as xgb
 
@@ -176,6 +186,8 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
                          if k.endswith("_") and not k.startswith("__")))
     elif kind == "hist_gradient":
         stamp = (model._predictors,)  # a refit makes a new list
+    elif kind == "lightgbm":
+        stamp = (owner.current_iteration(), owner.best_iteration)
     else:
         stamp = (owner.num_boosted_rounds(), vote)
     key = id(owner)
@@ -196,7 +208,7 @@ def check_model(model: object, vote: str | None = None) -> None:
     if kind == "other" and not any(accepts(model) for accepts, _ in _BUILDERS):
         raise TypeError(f"no oracle for a model of type {type(model).__name__}; "
                         f"supported: {SUPPORTED}")
-    if kind in ("forest", "xgboost", "pipeline", "hist_gradient"):
+    if kind in ("forest", "xgboost", "pipeline", "hist_gradient", "lightgbm"):
         _converted(model, None, vote)
 
 
@@ -242,9 +254,9 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
 DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
 XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), \
-scikit-learn HistGradientBoostingClassifier (numeric features), a scikit-learn Pipeline of \
-encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, Ensemble, \
-ScoreEnsemble, NBCTables or XLC
+scikit-learn HistGradientBoostingClassifier or LightGBM (numeric features), a scikit-learn \
+Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, \
+Ensemble, ScoreEnsemble, NBCTables or XLC
     """
     model = _paired(model)
     vote = kwargs.pop("vote", None)
@@ -257,7 +269,7 @@ ScoreEnsemble, NBCTables or XLC
         encoded = _converted(model, None, vote)
         x, labels = encoded.row(x)
         names, converted = encoded.names, encoded.model
-    elif kind == "hist_gradient":
+    elif kind in ("hist_gradient", "lightgbm"):
         encoded = _converted(model, None, vote)
         x, labels, kwargs = _with_missing(encoded, x, kwargs)
         names, converted = encoded.names, encoded.model
@@ -276,14 +288,14 @@ ScoreEnsemble, NBCTables or XLC
 
 
 def _with_missing(encoded, x, kwargs: dict) -> tuple[list, list, dict]:
-    """(codes, labels, oracle keywords) of a HistGradientBoosting instance: with
+    """(codes, labels, oracle keywords) of a HistGradientBoosting or LightGBM instance: with
     ``missing=True`` a missing value (NaN) is a value of every feature, routed as the model
     routes it; by default (False) the features are real and a NaN instance is refused."""
     kwargs = dict(kwargs)
     missing = kwargs.pop("missing", False)
     if kwargs.get("domains") is not None:
-        raise TypeError("for_model: a HistGradientBoostingClassifier takes no keyword "
-                        "'domains' (its features are real; missing=True adds NaN)")
+        raise TypeError("for_model: a HistGradientBoostingClassifier or LightGBM model takes "
+                        "no keyword 'domains' (its features are real; missing=True adds NaN)")
     kwargs.pop("domains", None)
     codes, labels = encoded.row(x)
     if not missing:

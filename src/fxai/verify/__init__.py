@@ -157,17 +157,23 @@ register("scikit-learn Pipeline of encoders and scalers (by its last step's chec
          _is_pipeline, _pipeline)
 
 
-def _hist_gradient(model, x, domains, vote, missing: bool = False):
-    from fxai.verify.hist_gradient import HistGradientChecker
+def _grid(model, x, domains, vote, missing: bool = False):
+    from fxai.verify.grid import GridChecker
 
     if domains is not None:
-        raise TypeError("a HistGradientBoostingClassifier's checker takes no domains")
-    chk = HistGradientChecker(model, x, missing)
+        raise TypeError(f"a {type(model).__name__}'s checker takes no domains")
+    chk = GridChecker(model, x, missing)
     return chk.weak_axps, list(range(chk.n))
 
 
-register("scikit-learn HistGradientBoostingClassifier (brute force over its thresholds)",
-         _isinstance_of("sklearn.ensemble", "HistGradientBoostingClassifier"), _hist_gradient)
+def _is_grid_model(model) -> bool:
+    """A HistGradientBoostingClassifier or a LightGBM model (brute force over thresholds)."""
+    return type(model).__name__ in ("HistGradientBoostingClassifier", "LGBMClassifier") or (
+        type(model).__name__ == "Booster" and type(model).__module__.startswith("lightgbm"))
+
+
+register("scikit-learn HistGradientBoostingClassifier, LightGBM LGBMClassifier / Booster "
+         "(brute force over their thresholds)", _is_grid_model, _grid)
 
 
 def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:
@@ -192,9 +198,9 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     between batches of ``batch`` explanations (:class:`~fxai.oracles.TimeLimitExceeded`,
     ``partial`` the number of explanations checked, None for binary XGBoost without
     domains, whose compiled checker stops between batches of its own); progress is logged
-    (INFO of ``fxai.verify``) after each batch once 5 CPU s have passed. ``missing``: a
-    HistGradientBoostingClassifier's features also range over NaN (as ``for_model(...,
-    missing=True)``).
+    (INFO of ``fxai.verify``) after each batch once 5 CPU s have passed. ``missing``: the
+    features of a HistGradientBoostingClassifier or LightGBM model also range over NaN (as
+    ``for_model(..., missing=True)``).
 
     Examples
     --------
@@ -212,12 +218,12 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
         from sklearn.pipeline import Pipeline  # a (ColumnTransformer, model) pair
 
         model = Pipeline([("pre", model[0]), ("model", model[1])])
-    if type(model).__name__ == "HistGradientBoostingClassifier":  # NaN may be a value
+    if _is_grid_model(model):  # NaN may be a value
         names = getattr(model, "feature_names_in_", None)
         if type(x).__name__ == "DataFrame":
             x = x.iloc[0]
         row = [x[n] for n in names] if names is not None and hasattr(x, "keys") else x
-        weak_axps, features = _hist_gradient(model, row, domains, vote, missing)
+        weak_axps, features = _grid(model, row, domains, vote, missing)
         return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
     if _is_pipeline(model):  # a raw row, checked column by column
         weak_axps, features = _pipeline(model, x, domains, vote,
