@@ -10,6 +10,7 @@ feature's codes are the intervals between the raw values where some split change
 (``nextafter(t, +inf)`` for ``x <= t``), then one code for a missing value. Its scores are
 the library's bit for bit (two classes: ``[0, raw]``, whose first maximum is class 1 iff
 ``raw > 0``). Categorical features (``categorical_features``) are refused for now.
+``missing``: read with a code for NaN (a value of every feature) or without (real features).
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ def is_hist_gradient(model: object) -> bool:
     return isinstance(model, HistGradientBoostingClassifier)
 
 
-def from_sklearn(model) -> Encoded:
-    """The :class:`Encoded` model of a fitted ``HistGradientBoostingClassifier``; every
-    numeric feature has a code for a missing value (the last)."""
+def from_sklearn(model, missing: bool = False) -> Encoded:
+    """The :class:`Encoded` model of a fitted ``HistGradientBoostingClassifier``; with
+    ``missing`` every feature has a code for a missing value (the last)."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model)
@@ -68,7 +69,7 @@ def from_sklearn(model) -> Encoded:
             b = float(np.nextafter(t.threshold[i], math.inf))  # least x going right
             if math.isfinite(b):
                 cuts[int(t.feature[i])].add(b)
-    columns = tuple(Column(names[f], "number", bounds=tuple(sorted(cuts[f])), missing=True)
+    columns = tuple(Column(names[f], "number", bounds=tuple(sorted(cuts[f])), missing=missing)
                     for f in range(n))
     sizes = [c.size for c in columns]
 
@@ -79,7 +80,7 @@ def from_sklearn(model) -> Encoded:
             below = np.arange(len(col.bounds) + 1) < (
                 np.searchsorted(col.bounds, b) + 1 if math.isfinite(b) else
                 (len(col.bounds) + 1 if b > 0 else 0))
-            return f, np.append(below, missing_left[node])
+            return f, np.append(below, missing_left[node]) if missing else below
         return side
 
     trees = tuple(recode(t, sizes, side_of(t, ml)) for t, ml in raw_trees)

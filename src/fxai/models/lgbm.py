@@ -108,9 +108,10 @@ def _nodes(tree: dict) -> list[dict]:
     return out
 
 
-def from_lightgbm(model) -> Encoded:
+def from_lightgbm(model, missing: bool = False) -> Encoded:
     """The :class:`Encoded` model of a fitted ``LGBMClassifier`` or classification
-    ``Booster`` (the iterations ``predict`` uses: the best one after early stopping)."""
+    ``Booster`` (the iterations ``predict`` uses: the best one after early stopping); with
+    ``missing`` every feature has a code for a missing value (the last)."""
     from fxai.models.boosted import Tree
 
     b = booster(model)
@@ -144,13 +145,13 @@ def from_lightgbm(model) -> Encoded:
         if any("leaf_coeff" in nd for nd in nodes):
             raise TypeError("LightGBM linear trees are not supported")
         raw.append((t % k, nodes))
-    columns = tuple(Column(names[f], "number", bounds=tuple(sorted(cuts[f])), missing=True)
+    columns = tuple(Column(names[f], "number", bounds=tuple(sorted(cuts[f])), missing=missing)
                     for f in range(n))
     sizes = [c.size for c in columns]
     reps = []  # a value of each code: an interval's least value (the first: below all), NaN
     for c in columns:
         first = float(np.nextafter(c.bounds[0], -math.inf)) if c.bounds else 0.0
-        reps.append([first, *c.bounds, math.nan])
+        reps.append([first, *c.bounds] + [math.nan] * missing)
     trees = []
     for cls, nodes in raw:
         leaf = np.array(["leaf_value" in nd for nd in nodes])

@@ -18,6 +18,7 @@ import inspect
 import weakref
 from collections.abc import Callable, Sequence
 
+from fxai.models.coded import missing_value, raw_row
 from fxai.oracles.base import Oracle
 from fxai.oracles.instance import resolve
 
@@ -61,15 +62,17 @@ def _paired(model: object) -> object:
     return make(*model)
 
 
-def prepare(model: object, domains: Sequence | None = None, vote: str | None = None) -> object:
+def prepare(model: object, domains: Sequence | None = None, vote: str | None = None,
+            missing: bool = False) -> object:
     """``model`` converted (afresh, no cache) to the form the oracles read.
 
     Returns a DecisionGraph for a scikit-learn tree (``domains[i]``: the values of a
     finite feature i, or None for a real one), an Ensemble for a binary XGBoost model, a
     ScoreEnsemble for a multi-class one and for a random forest (``vote``: "soft", the
     default and scikit-learn's ``predict``, or "hard", the majority of the trees' votes),
-    an :class:`~fxai.models.pipeline.Encoded` model for a Pipeline, and any other model
-    unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
+    an :class:`~fxai.models.coded.Encoded` model for a Pipeline, a
+    HistGradientBoostingClassifier or a LightGBM model (``missing``: with a code for NaN in
+    every feature), and any other model unchanged. Raises ValueError (sklearn's ``NotFittedError``) for an
     unfitted scikit-learn or XGBoost model.
 
     Examples
@@ -97,11 +100,11 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
     if kind == "hist_gradient":
         from fxai.models import hist_gradient
 
-        return hist_gradient.from_sklearn(model)
+        return hist_gradient.from_sklearn(model, missing)
     if kind == "lightgbm":
         from fxai.models import lgbm
 
-        return lgbm.from_lightgbm(model)
+        return lgbm.from_lightgbm(model, missing)
     if kind == "tree":
         from fxai.models.dtree import from_sklearn
 
@@ -168,7 +171,8 @@ def _is_xgboost(model: object) -> bool:
     return isinstance(model, xgb.Booster | xgb.XGBModel)
 
 
-def _converted(model: object, domains: Sequence | None, vote: str | None) -> object:
+def _converted(model: object, domains: Sequence | None, vote: str | None,
+               missing: bool = False) -> object:
     """:func:`prepare`'s result, computed once per live model object (see the module)."""
     kind, owner = _kind(model)
     if kind == "other":
@@ -185,16 +189,16 @@ def _converted(model: object, domains: Sequence | None, vote: str | None) -> obj
                          for k, v in sorted(getattr(s, "__dict__", {}).items())
                          if k.endswith("_") and not k.startswith("__")))
     elif kind == "hist_gradient":
-        stamp = (model._predictors,)  # a refit makes a new list
+        stamp = (model._predictors, missing)  # a refit makes a new list
     elif kind == "lightgbm":
-        stamp = (owner.current_iteration(), owner.best_iteration)
+        stamp = (owner.current_iteration(), owner.best_iteration, missing)
     else:
         stamp = (owner.num_boosted_rounds(), vote)
     key = id(owner)
     hit = _CACHE.get(key)
     if hit is not None and hit[0]() is owner and _same(hit[1], stamp):
         return hit[2]
-    value = prepare(owner if kind == "xgboost" else model, domains, vote)
+    value = prepare(owner if kind == "xgboost" else model, domains, vote, missing)
     _CACHE[key] = (weakref.ref(owner, lambda _, k=key, c=_CACHE: c.pop(k, None)), stamp, value)
     return value
 
@@ -270,8 +274,7 @@ Ensemble, ScoreEnsemble, NBCTables or XLC
         x, labels = encoded.row(x)
         names, converted = encoded.names, encoded.model
     elif kind in ("hist_gradient", "lightgbm"):
-        encoded = _converted(model, None, vote)
-        x, labels, kwargs = _with_missing(encoded, x, kwargs)
+        x, labels, kwargs, encoded = _with_missing(model, x, kwargs, vote)
         names, converted = encoded.names, encoded.model
     else:
         x, kwargs, names, labels = resolve(model, x, kwargs)
@@ -287,25 +290,25 @@ Ensemble, ScoreEnsemble, NBCTables or XLC
                     f"supported: {SUPPORTED}")
 
 
-def _with_missing(encoded, x, kwargs: dict) -> tuple[list, list, dict]:
-    """(codes, labels, oracle keywords) of a HistGradientBoosting or LightGBM instance: with
-    ``missing=True`` a missing value (NaN) is a value of every feature, routed as the model
-    routes it; by default (False) the features are real and a NaN instance is refused."""
+def _with_missing(model, x, kwargs: dict, vote) -> tuple:
+    """(codes, labels, oracle keywords, the Encoded model) of a HistGradientBoosting or
+    LightGBM instance: with ``missing=True`` a missing value (NaN) is a value of every
+    feature, routed as the model routes it; by default the features are real and a NaN
+    instance is refused."""
     kwargs = dict(kwargs)
-    missing = kwargs.pop("missing", False)
-    if kwargs.get("domains") is not None:
-        raise TypeError("for_model: a HistGradientBoostingClassifier or LightGBM model takes "
-                        "no keyword 'domains' (its features are real; missing=True adds NaN)")
-    kwargs.pop("domains", None)
-    codes, labels = encoded.row(x)
+    missing = bool(kwargs.pop("missing", False))
+    if kwargs.pop("domains", None) is not None:
+        raise TypeError(f"for_model: a {type(model).__name__} takes no keyword 'domains' (its "
+                        "features are real; missing=True adds NaN)")
+    encoded = _converted(model, None, vote, missing)
     if not missing:
-        for col, v in zip(encoded.columns, codes, strict=True):
-            if v == col.size - 1:
-                raise ValueError(f"feature {col.name!r} is missing (NaN): pass missing=True "
+        for name, v in zip(encoded.names, raw_row(x, encoded.names), strict=True):
+            if missing_value(v):
+                raise ValueError(f"feature {name!r} is missing (NaN): pass missing=True "
                                  "(fxai explain: --missing) to explain it as a value of its "
                                  "own, routed as the model routes it (docs/semantics.md)")
-        kwargs["domains"] = [list(range(c.size - 1)) for c in encoded.columns]
-    return codes, labels, kwargs
+    codes, labels = encoded.row(x)
+    return codes, labels, kwargs, encoded
 
 
 def _check_keywords(build: Callable[..., Oracle], kwargs: dict, model: object) -> None:

@@ -1,0 +1,130 @@
+"""Benchmark: one AXp of the three gradient-boosting libraries' default 100-round models,
+side by side.
+
+    .venv/bin/python -m benchmarks.gradient_boosting [--instances 5] [--datasets ...]
+
+Models (scikit-learn's own datasets, ``train_test_split(test_size=0.25, random_state=0)``,
+every library at its defaults but the seed): ``XGBClassifier(random_state=0)``,
+``lightgbm.LGBMClassifier(random_state=0, verbose=-1)`` and
+``HistGradientBoostingClassifier(random_state=0)`` (100 rounds each: one tree per round for
+two classes, one per class and round for more; HistGradientBoosting stops early on more
+than 10,000 rows only) on breast_cancer (2 classes, 30 features) and digits (10 classes, 64
+features). Explained: the first ``--instances`` test rows. Per model: the conversion's CPU
+s (``oracles.prepare``, once), then per row the CPU s of one AXp (``explain.find_axp``,
+deletion) and of its check by the family's independent checker (``verify.check_all``;
+HistGradientBoosting and LightGBM: brute force over their thresholds, which gives up beyond
+its limit: "unchecked").
+
+Writes ``<out>.csv`` (one row per library, dataset and instance; ``--out`` defaults to
+``results/bench/gradient-boosting``) and ``<out>.md`` (per library and dataset: trees,
+conversion s, mean and max CPU s per AXp, mean AXp size, the AXps checked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+DATASETS = ("breast_cancer", "digits")
+LIBRARIES = ("xgboost", "lightgbm", "hist_gradient")
+
+
+def _data(name: str):
+    from sklearn import datasets
+    from sklearn.model_selection import train_test_split
+
+    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
+    return train_test_split(X.astype(np.float64), y, test_size=0.25, random_state=0)
+
+
+def _fit(library: str, X, y):
+    if library == "xgboost":
+        import xgboost as xgb
+
+        return xgb.XGBClassifier(random_state=0).fit(X, y)
+    if library == "lightgbm":
+        import lightgbm as lgb
+
+        return lgb.LGBMClassifier(random_state=0, verbose=-1).fit(X, y)
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(random_state=0).fit(X, y)
+
+
+def _trees(model) -> int:
+    from fxai import oracles
+
+    converted = oracles.prepare(model)
+    return len(getattr(converted, "model", converted).trees)
+
+
+def run(instances: int, datasets: list[str]) -> list[dict]:
+    from fxai import explain, oracles, verify
+
+    rows = []
+    for ds in datasets:
+        Xtr, Xte, ytr, _ = _data(ds)
+        for lib in LIBRARIES:
+            model = _fit(lib, Xtr, ytr)
+            t0 = time.process_time()
+            oracles.check_model(model)  # converted once, kept for for_model
+            convert = time.process_time() - t0
+            trees = _trees(model)
+            for i in range(instances):
+                x = Xte[i]
+                t0 = time.process_time()
+                o = oracles.for_model(model, x)
+                axp = explain.find_axp(o)
+                t1 = time.process_time()
+                try:
+                    ok_a, _ = verify.check_all(model, x, [axp], [], time_limit=60)
+                    checked = "valid, minimal" if ok_a == [True] else "WRONG"
+                except oracles.TimeLimitExceeded:
+                    checked = "unchecked"
+                rows.append({"library": lib, "dataset": ds, "trees": trees,
+                             "convert_s": round(convert, 3), "instance": i,
+                             "axp_s": round(t1 - t0, 4), "size": len(axp), "check": checked})
+                print(rows[-1], flush=True)
+    return rows
+
+
+def _summary(rows: list[dict]) -> str:
+    lines = ["| library | dataset | trees | conversion CPU s | AXp CPU s mean / max | AXp size "
+             "mean | checked |", "|---|---|---|---|---|---|---|"]
+    for lib in LIBRARIES:
+        for ds in DATASETS:
+            r = [x for x in rows if x["library"] == lib and x["dataset"] == ds]
+            if not r:
+                continue
+            t = [x["axp_s"] for x in r]
+            ok = sum(x["check"] == "valid, minimal" for x in r)
+            lines.append(f"| {lib} | {ds} | {r[0]['trees']} | {r[0]['convert_s']:.2f} | "
+                         f"{np.mean(t):.3f} / {max(t):.3f} | "
+                         f"{np.mean([x['size'] for x in r]):.1f} | {ok} of {len(r)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--instances", type=int, default=5)
+    p.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
+    p.add_argument("--out", default="results/bench/gradient-boosting")
+    args = p.parse_args()
+    rows = run(args.instances, args.datasets)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    table = _summary(rows)
+    out.with_suffix(".md").write_text(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
