@@ -34,6 +34,8 @@ ZERO = float(np.float32(1e-35))  # LightGBM's kZeroThreshold (a float literal)
 
 
 def is_lightgbm(model: object) -> bool:
+    if not type(model).__module__.startswith("lightgbm"):  # (no import of lightgbm)
+        return False
     try:
         import lightgbm as lgb
     except ModuleNotFoundError:
