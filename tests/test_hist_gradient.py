@@ -5,15 +5,14 @@ force with ``predict``, MARCO is complete and its AXps and CXps hit each other; 
 independent checker agrees; categorical features and a NaN instance without
 ``missing=True`` are refused."""
 
-import itertools
-
 import numpy as np
 import pytest
+from grid_checks import check_on_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import HistGradientBoostingClassifier
 
-from fxai import explain, oracles, verify
+from fxai import explain, oracles
 
 
 def _model(seed: int, classes: int, nan: bool):
@@ -41,39 +40,12 @@ def _grid(model, missing: bool) -> list[list[float]]:
     return [[min(c, default=0.0) - 1, *sorted(c)] + [np.nan] * missing for c in cuts]
 
 
-def _sufficient(model, grid, x, fixed, c) -> bool:
-    pts = np.array([p for p in itertools.product(*[[x[i]] if i in fixed else g
-                                                    for i, g in enumerate(grid)])])
-    return bool(np.all(model.predict(pts) == c))
-
-
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]), nan=st.booleans())
 def test_prediction_and_explanations_are_the_library_s_own(seed, classes, nan):
     model, X = _model(seed, classes, nan)
     for missing in (False, True) if nan else (False,):
-        grid = _grid(model, missing)
-        pts = np.array(list(itertools.product(*grid)))
-        step = max(1, len(pts) // 200)
-        want = model.predict(pts[::step])
-        got = [oracles.for_model(model, p, missing=True).prediction for p in pts[::step]]
-        assert got == list(want)
-        rows = [i for i in range(10) if missing or not np.isnan(X[i]).any()][:3]
-        for i in rows:
-            x, c = X[i], model.predict(X[i:i + 1])[0]
-            o = oracles.for_model(model, x, missing=missing)
-            assert o.prediction == c
-            axp, cxp = explain.find_axp(o), explain.find_cxp(o)
-            assert _sufficient(model, grid, x, set(axp), c)
-            assert not any(_sufficient(model, grid, x, set(axp) - {f}, c) for f in axp)
-            rest = set(range(3)) - set(cxp)
-            assert not _sufficient(model, grid, x, rest, c)
-            assert all(_sufficient(model, grid, x, rest | {f}, c) for f in cxp)
-            m = explain.Marco(o, target="axp")
-            list(m)
-            assert m.complete and all(set(a) & set(b) for a in m.axps for b in m.cxps)
-            assert verify.check_all(model, x, m.axps, m.cxps, missing=missing) == (
-                [True] * len(m.axps), [True] * len(m.cxps))
+        check_on_grid(model, X, _grid(model, missing), missing, "axp", rows=10)
 
 
 def test_a_missing_value_needs_missing_true_and_categorical_features_are_refused():

@@ -5,14 +5,13 @@ by brute force with ``predict``, MARCO is complete, its AXps and CXps hit each o
 independent checker agrees; the best iteration is the one explained; categorical splits are
 refused."""
 
-import itertools
-
 import numpy as np
 import pytest
+from grid_checks import check_on_grid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fxai import explain, oracles, verify
+from fxai import oracles
 from fxai.models.lgbm import ZERO
 
 lgb = pytest.importorskip("lightgbm")
@@ -46,39 +45,13 @@ def _grid(model, missing: bool) -> list[list[float]]:
     return [[min(c) - 1, *sorted(c)] + [np.nan] * missing for c in cuts]
 
 
-def _sufficient(model, grid, x, fixed, c) -> bool:
-    pts = np.array(list(itertools.product(*[[x[i]] if i in fixed else g
-                                            for i, g in enumerate(grid)])))
-    return bool(np.all(model.predict(pts) == c))
-
-
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]),
        route=st.sampled_from(sorted(ROUTES)))
 def test_prediction_and_explanations_are_lightgbm_s_own(seed, classes, route):
     model, X = _model(seed, classes, route)
     for missing in (False, True):
-        grid = _grid(model, missing)
-        pts = np.array(list(itertools.product(*grid)))
-        step = max(1, len(pts) // 200)
-        assert [oracles.for_model(model, p, missing=True).prediction
-                for p in pts[::step]] == list(model.predict(pts[::step]))
-        rows = [i for i in range(12) if missing or not np.isnan(X[i]).any()][:3]
-        for i in rows:
-            x, c = X[i], model.predict(X[i:i + 1])[0]
-            o = oracles.for_model(model, x, missing=missing)
-            assert o.prediction == c
-            axp, cxp = explain.find_axp(o), explain.find_cxp(o)
-            assert _sufficient(model, grid, x, set(axp), c)
-            assert not any(_sufficient(model, grid, x, set(axp) - {f}, c) for f in axp)
-            rest = set(range(3)) - set(cxp)
-            assert not _sufficient(model, grid, x, rest, c)
-            assert all(_sufficient(model, grid, x, rest | {f}, c) for f in cxp)
-            m = explain.Marco(o, target="cxp")
-            list(m)
-            assert m.complete and all(set(a) & set(b) for a in m.axps for b in m.cxps)
-            assert verify.check_all(model, x, m.axps, m.cxps, missing=missing) == (
-                [True] * len(m.axps), [True] * len(m.cxps))
+        check_on_grid(model, X, _grid(model, missing), missing, "cxp", rows=12)
 
 
 def test_the_binary_cut_is_lightgbm_s_and_not_zero():
