@@ -170,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
     vote = VOTES.get(args.family)  # a forest's vote rule; None: not a forest
     pipeline = is_pipeline(model)
+    shown = raw_frame(model, data, data.X[rows]) if pipeline else None  # (one reading)
     settings = {"dataset": args.dataset, "family": args.family, "time_limit": args.time_limit,
                 "clock": args.clock, "delta": args.delta}
     inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model}
@@ -179,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
             x = [v.item() for v in data.X[row]]
             given, domains = x, doms
             if pipeline:  # the row as the file shows it, by column name
-                frame = raw_frame(model, data, data.X[row])
+                frame = shown.iloc[[rows.index(row)]]
                 x = [plain(v) for v in frame.iloc[0]]
                 given, domains = dict(zip(data.feature_names, x, strict=True)), None
             rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x,
