@@ -9,13 +9,20 @@ import itertools
 import numpy as np
 
 from fxai import explain, oracles, verify
+from fxai.verify.named import named
+
+
+def predict(model, pts) -> np.ndarray:
+    """``model.predict`` on rows of raw values (a frame with the model's column names)."""
+    X = named(model, pts)
+    return model.predict(X.infer_objects() if hasattr(X, "infer_objects") else X)
 
 
 def sufficient(model, grid, x, fixed, c) -> bool:
     """Every grid point agreeing with ``x`` on ``fixed`` is predicted ``c`` by ``model``."""
     pts = np.array(list(itertools.product(*[[x[i]] if i in fixed else g
-                                            for i, g in enumerate(grid)])))
-    return bool(np.all(model.predict(pts) == c))
+                                            for i, g in enumerate(grid)])), dtype=x.dtype)
+    return bool(np.all(predict(model, pts) == c))
 
 
 def check_on_grid(model, X, grid, missing: bool, target: str, rows: int = 10) -> None:
@@ -23,13 +30,14 @@ def check_on_grid(model, X, grid, missing: bool, target: str, rows: int = 10) ->
     the first ``rows`` rows (with NaN only when ``missing``), one AXp and one CXp are exact
     by brute force, MARCO (``target``) is complete with AXps and CXps hitting each other,
     and the independent checker agrees."""
-    pts = np.array(list(itertools.product(*grid)))
+    pts = np.array(list(itertools.product(*grid)), dtype=X.dtype)
     step = max(1, len(pts) // 200)
     assert [oracles.for_model(model, p, missing=True).prediction
-            for p in pts[::step]] == list(model.predict(pts[::step]))
+            for p in pts[::step]] == list(predict(model, pts[::step]))
     n = X.shape[1]
-    for i in [i for i in range(rows) if missing or not np.isnan(X[i]).any()][:3]:
-        x, c = X[i], model.predict(X[i:i + 1])[0]
+    nan = [any(isinstance(v, float) and np.isnan(v) for v in x) for x in X]
+    for i in [i for i in range(rows) if missing or not nan[i]][:3]:
+        x, c = X[i], predict(model, X[i:i + 1])[0]
         o = oracles.for_model(model, x, missing=missing)
         assert o.prediction == c
         axp, cxp = explain.find_axp(o), explain.find_cxp(o)

@@ -2,8 +2,8 @@
 ``predict``'s on a grid over every threshold (both sides, and NaN), binary and 3-class,
 with and without missing values; AXps and CXps are sufficient/necessary and minimal by brute
 force with ``predict``, MARCO is complete and its AXps and CXps hit each other; the
-independent checker agrees; categorical features and a NaN instance without
-``missing=True`` are refused."""
+independent checker agrees, also with a categorical feature (text or numbers, unseen
+categories routed as missing ones); a NaN instance without ``missing=True`` is refused."""
 
 import numpy as np
 import pytest
@@ -48,7 +48,7 @@ def test_prediction_and_explanations_are_the_library_s_own(seed, classes, nan):
         check_on_grid(model, X, _grid(model, missing), missing, "axp", rows=10)
 
 
-def test_a_missing_value_needs_missing_true_and_categorical_features_are_refused():
+def test_a_missing_value_needs_missing_true():
     model, X = _model(1, 2, True)
     row = next(x for x in X if np.isnan(x).any())
     with pytest.raises(ValueError, match="is missing \\(NaN\\): pass missing=True"):
@@ -58,8 +58,38 @@ def test_a_missing_value_needs_missing_true_and_categorical_features_are_refused
         [v for v in explain.values(o) if isinstance(v, float)]).any()
     with pytest.raises(TypeError, match="takes no keyword 'domains'"):
         oracles.for_model(model, X[0], domains=[None] * 3)
-    Xc = np.column_stack([X[:, :2], np.arange(len(X)) % 3])
-    cat = HistGradientBoostingClassifier(max_iter=3, categorical_features=[2]).fit(
-        np.nan_to_num(Xc), (np.arange(len(X)) % 3 == 0).astype(int))
-    with pytest.raises(TypeError, match="categorical features is not supported yet"):
-        oracles.for_model(cat, [0.0, 0.0, 1.0])
+
+
+def _categorical(seed: int, classes: int, nan: bool, text: bool):
+    """A model with a categorical feature (text in a DataFrame, or numbers in an array)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    a, b = rng.normal(size=300).round(1), rng.normal(size=300).round(1)
+    c = rng.choice(["w", "x", "y", "z"] if text else [0.0, 1.0, 2.0, 5.0], 300).astype(object)
+    if nan:
+        a[rng.random(300) < 0.15] = np.nan
+        c[rng.random(300) < 0.15] = np.nan
+    y = ((np.nan_to_num(a) > 0) ^ np.isin(c, ["x", "z", 1.0, 2.0])).astype(int)
+    if classes == 3:
+        y = y + (b > 0.5)
+    X = pd.DataFrame({"a": a, "c": c, "b": b})
+    model = HistGradientBoostingClassifier(
+        max_iter=5, max_depth=3, max_leaf_nodes=6, random_state=seed,
+        categorical_features=["c"] if text else [1]).fit(X if text else X.to_numpy(float), y)
+    cats = list(model._preprocessor.named_transformers_["encoder"].categories_[0])
+    cats = [v for v in cats if v == v]  # NaN aside
+    unseen = "v" if text else 7.0
+    return model, X.to_numpy(object), cats + [unseen]
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]), nan=st.booleans(),
+       text=st.booleans())
+def test_a_categorical_feature_is_read_by_category(seed, classes, nan, text):
+    model, X, cats = _categorical(seed, classes, nan, text)
+    for missing in (False, True) if nan else (False,):
+        grid = _grid(model, missing)
+        # the numbers' grid is by transformed column (categories first): a, b after c
+        grid = [grid[1], cats + [np.nan] * missing, grid[2]]
+        check_on_grid(model, X, grid, missing, "cxp", rows=10)

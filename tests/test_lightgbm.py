@@ -2,8 +2,10 @@
 over every threshold (both sides, the band LightGBM reads as 0, NaN), binary and 3-class,
 for each way it routes missing values; AXps and CXps are sufficient/necessary and minimal
 by brute force with ``predict``, MARCO is complete, its AXps and CXps hit each other, and the
-independent checker agrees; the best iteration is the one explained; categorical splits are
-refused."""
+independent checker agrees, also with a categorical feature of integer codes (fractions,
+negatives, NaN); the best iteration is the one explained; pandas categories are refused."""
+
+import json
 
 import numpy as np
 import pytest
@@ -40,7 +42,11 @@ def _grid(model, missing: bool) -> list[list[float]]:
         nd = stack.pop()
         if "split_feature" in nd:
             t = nd["threshold"]
-            cuts[nd["split_feature"]] |= {t, float(np.nextafter(t, np.inf))}
+            if nd["decision_type"] == "==":  # categories, with fractions and negatives
+                cuts[nd["split_feature"]] |= {-1.5, -1.0, -0.5, *(
+                    int(c) + d for c in t.split("||") for d in (0.0, 0.5, 1.0))}
+            else:
+                cuts[nd["split_feature"]] |= {t, float(np.nextafter(t, np.inf))}
             stack += [nd["left_child"], nd["right_child"]]
     return [[min(c) - 1, *sorted(c)] + [np.nan] * missing for c in cuts]
 
@@ -79,19 +85,36 @@ def test_a_booster_and_the_best_iteration_of_early_stopping():
         assert oracles.for_model(es, x, missing=True).prediction == es.predict(x[None, :])[0]
 
 
-def test_categorical_splits_are_refused():
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]))
+def test_a_categorical_feature_of_integer_codes(seed, classes):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=400).round(1), rng.integers(0, 6, 400)]).astype(float)
+    X[rng.random(400) < 0.1, 1] = np.nan
+    y = ((X[:, 0] > 0) ^ np.isin(X[:, 1], [1, 3, 4])).astype(int)
+    if classes == 3:
+        y = y + (X[:, 1] == 2)
+    model = lgb.LGBMClassifier(n_estimators=4, num_leaves=4, min_child_samples=5, verbose=-1,
+                               min_data_per_group=5, cat_smooth=1, max_cat_to_onehot=2,
+                               random_state=seed).fit(X, y, categorical_feature=[1])
+    assert '"decision_type": "=="' in json.dumps(model.booster_.dump_model())
+    for missing in (False, True):
+        check_on_grid(model, X, _grid(model, missing), missing, "axp", rows=12)
+
+
+def test_pandas_category_columns_are_refused():
+    import pandas as pd
+
     rng = np.random.default_rng(0)
-    X = np.column_stack([rng.normal(size=300), rng.integers(0, 5, 300)])
-    y = (X[:, 1] % 2 == 0).astype(int)
-    model = lgb.LGBMClassifier(n_estimators=3, verbose=-1, min_child_samples=5).fit(
-        X, y, categorical_feature=[1])
-    with pytest.raises(TypeError, match="categorical splits are not supported yet"):
-        oracles.for_model(model, X[0])
+    X = pd.DataFrame({"a": rng.normal(size=300),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w"], 300))})
+    y = (X["c"] == "v").astype(int)
+    model = lgb.LGBMClassifier(n_estimators=3, verbose=-1, min_child_samples=5).fit(X, y)
+    with pytest.raises(TypeError, match="pandas 'category' columns is not supported yet"):
+        oracles.for_model(model, X.iloc[0])
 
 
 def test_fxai_explain_reads_a_joblib_lgbm_classifier(tmp_path, capsys):
-    import json
-
     import joblib
     import pandas as pd
 

@@ -27,8 +27,8 @@ MISSING = "(missing)"  # the label of the code of a missing value (NaN)
 @dataclass(frozen=True)
 class Column:
     """One original column: ``kind`` "category" (``values``, then one code for any other
-    value when ``other``), "number" (code i: ``bounds[i-1] <= x < bounds[i]``, then one
-    code for a missing value when ``missing``) or "unused"."""
+    value when ``other``), "number" (code i: ``bounds[i-1] <= x < bounds[i]``) or
+    "unused"; then one code for a missing value when ``missing``."""
 
     name: str
     kind: str
@@ -40,11 +40,13 @@ class Column:
     @property
     def size(self) -> int:
         if self.kind == "category":
-            return len(self.values) + self.other
+            return len(self.values) + self.other + self.missing
         return len(self.bounds) + 1 + self.missing if self.kind == "number" else 1
 
     def code(self, v) -> int:
         """The code of the raw value ``v`` (``ValueError`` when it has none)."""
+        if self.kind != "unused" and self.missing and missing_value(v):
+            return self.size - 1
         if self.kind == "category":
             for i, w in enumerate(self.values):
                 if same_value(v, w):
@@ -55,8 +57,6 @@ class Column:
                              f"categories {list(self.values)} (its encoder refuses others)")
         if self.kind == "unused":
             return 0
-        if self.missing and missing_value(v):
-            return self.size - 1
         if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
             raise ValueError(f"feature {self.name!r}: value {v!r} is not a number")
         if not math.isfinite(float(v)):
@@ -73,7 +73,7 @@ class Column:
         else:
             edges = [-math.inf, *self.bounds, math.inf]
             out = [f"[{edges[i]:.17g}, {edges[i + 1]:.17g})" for i in range(len(edges) - 1)]
-            out += [MISSING] * self.missing
+        out += [MISSING] * (self.missing and self.kind != "unused")
         out[self.code(v)] = plain(v)
         return out
 

@@ -14,9 +14,12 @@ of the raw scores (they differ only where two scores are within a few ulps, as f
 XGBoost's ``multi:softprob``; docs/semantics.md). The model is read into a
 :class:`~fxai.models.scores.ScoreEnsemble` over :mod:`fxai.models.coded` columns: a
 feature's codes are the intervals between the values where some node changes side (its
-thresholds, and the band read as 0), then one code for a missing value.
-Categorical splits, linear trees, random-forest mode and one-vs-rest objectives are
-refused.
+thresholds, and the band read as 0), then one code for a missing value. A categorical
+split (``categorical_feature``, integer codes) sends ``x`` left iff ``int(x)`` (toward 0) is
+one of its categories, NaN and negative values right: the codes of such a feature are
+``(-inf, -1]``, ``(-1, 1)`` (category 0), ``[j, j + 1)`` (category j), then the rest.
+Categories from pandas ``category`` columns, linear trees, random-forest mode and
+one-vs-rest objectives are refused.
 """
 
 from __future__ import annotations
@@ -54,6 +57,17 @@ def goes_left(x: float, threshold: float, default_left: bool, missing_type: str)
             missing_type == "NaN" and math.isnan(x)):
         return default_left
     return x <= threshold
+
+
+def category_goes_left(x: float, left: frozenset[int]) -> bool:
+    """LightGBM's categorical decision (``Tree::CategoricalDecision``): NaN and a value whose
+    integer part (toward 0) is negative go right, category ``int(x)`` left iff in ``left``."""
+    return math.isfinite(x) and int(x) >= 0 and int(x) in left
+
+
+def _categories(threshold: str) -> frozenset[int]:
+    """The categories a categorical node sends left (its dumped threshold "1||4")."""
+    return frozenset(int(v) for v in str(threshold).split("||"))
 
 
 @functools.cache
@@ -130,6 +144,9 @@ def from_lightgbm(model, missing: bool = False) -> Encoded:
     names = [str(v) for v in doc.get("feature_names") or [f"x{i}" for i in range(n)]]
     k = int(doc["num_class"]) if name == "multiclass" else 1
     width = 2 if k == 1 else k
+    if b.pandas_categorical:
+        raise TypeError("LightGBM fitted on pandas 'category' columns is not supported yet: "
+                        "fit on their integer codes (categorical_feature=[...])")
     raw = []
     zero_band = {-ZERO, float(np.nextafter(ZERO, math.inf))}  # values read as 0
     cuts: list[set[float]] = [set(zero_band) for _ in range(n)]
@@ -138,10 +155,12 @@ def from_lightgbm(model, missing: bool = False) -> Encoded:
         for nd in nodes:
             if "leaf_value" in nd:
                 continue
-            if nd["decision_type"] != "<=":
-                raise TypeError("LightGBM categorical splits are not supported yet: fit "
-                                "without categorical_feature (e.g. on ordinal codes)")
-            f, thr = int(nd["split_feature"]), float(nd["threshold"])
+            f = int(nd["split_feature"])
+            if nd["decision_type"] == "==":  # categories: (-1, 1) is 0, [j, j + 1) is j
+                top = max(_categories(nd["threshold"]))
+                cuts[f] |= {float(np.nextafter(-1.0, math.inf)), *map(float, range(1, top + 2))}
+                continue
+            thr = float(nd["threshold"])
             if math.isfinite(float(np.nextafter(thr, math.inf))):
                 cuts[f].add(float(np.nextafter(thr, math.inf)))
         if any("leaf_coeff" in nd for nd in nodes):
@@ -168,6 +187,9 @@ def from_lightgbm(model, missing: bool = False) -> Encoded:
         def side(i: int, nodes=nodes):
             nd = nodes[i]
             f = int(nd["split_feature"])
+            if nd["decision_type"] == "==":
+                left = _categories(nd["threshold"])
+                return f, np.array([category_goes_left(v, left) for v in reps[f]])
             return f, np.array([goes_left(v, float(nd["threshold"]), bool(nd["default_left"]),
                                           nd["missing_type"]) for v in reps[f]])
 

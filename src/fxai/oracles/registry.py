@@ -25,7 +25,7 @@ from fxai.oracles.instance import resolve
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
              "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
              "(binary:logistic, multi:softmax, multi:softprob), scikit-learn "
-             "HistGradientBoostingClassifier or LightGBM (numeric features), a scikit-learn "
+             "HistGradientBoostingClassifier or LightGBM, a scikit-learn "
              "Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, "
              "OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC")
 
@@ -258,7 +258,7 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
 DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
 XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), \
-scikit-learn HistGradientBoostingClassifier or LightGBM (numeric features), a scikit-learn \
+scikit-learn HistGradientBoostingClassifier or LightGBM, a scikit-learn \
 Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, \
 Ensemble, ScoreEnsemble, NBCTables or XLC
     """
