@@ -130,3 +130,22 @@ def test_fxai_explain_reads_a_joblib_lgbm_classifier(tmp_path, capsys):
     rows = json.loads(out.read_text())["rows"]
     assert all(r["verified"] and r["complete"] for r in rows)
     assert [r["prediction"] for r in rows] == list(model.predict(X[:3]))
+
+
+def test_the_milp_checker_reads_values_near_0_as_lightgbm_does():
+    """A split at -1e-35f: LightGBM reads x = -1e-35f as 0, which goes right."""
+    from fxai.verify.scores import ScoreChecker
+
+    text = ("tree\nversion=v4\nnum_class=1\nnum_tree_per_iteration=1\nlabel_index=0\n"
+            "max_feature_idx=0\nobjective=binary sigmoid:1\nfeature_names=x\n"
+            "feature_infos=[-1:1]\ntree_sizes=0\n\nTree=0\nnum_leaves=2\nnum_cat=0\n"
+            "split_feature=0\nsplit_gain=1\nthreshold=-1.0000000180025095e-35\n"
+            "decision_type=2\nleft_child=-1\nright_child=-2\nleaf_value=-1 1\n"
+            "leaf_weight=1 1\nleaf_count=1 1\ninternal_value=0\ninternal_weight=2\n"
+            "internal_count=2\nis_linear=0\nshrinkage=1\n\n\nend of trees\n")
+    booster = lgb.Booster(model_str=text)
+    assert booster.predict(np.array([[-ZERO], [-1e-30]])).round().tolist() == [1.0, 0.0]
+    for x, c in ((-ZERO, 1), (-1e-30, 0)):
+        milp = ScoreChecker(booster, [x])
+        assert milp.c == c and milp.entails({0}) and not milp.entails(set())
+        assert oracles.for_model(booster, [x]).prediction == c

@@ -113,6 +113,10 @@ RESULT_KEYS = {
     "cross.rf.depth": (3, ["cross_train_rf"]),
     "cross.mbt.trees": (5, ["cross_train_mbt"]),
     "cross.mbt.depth": (2, ["cross_train_mbt"]),
+    "cross.hgb.trees": (5, ["cross_train_hgb"]),
+    "cross.hgb.depth": (2, ["cross_train_hgb"]),
+    "cross.lgbm.trees": (5, ["cross_train_lgbm"]),
+    "cross.lgbm.depth": (2, ["cross_train_lgbm"]),
     # a dataset of the user's: its own new jobs and the tables it joins
     "user.datasets": ([{"name": "loans", "target": "approved", "families": ["dt"],
                         "path": str(ROOT / "examples" / "your-data" / "loans.csv")}],

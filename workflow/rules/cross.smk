@@ -1,7 +1,7 @@
 # Beyond the papers: every algorithm on every model family, on the models the other
 # parts train (NBC, DT, OBDD, BT) and on the tree ensembles trained here (RF: random
-# forests, soft vote; RFH: the same forests, hard vote; MBT: multi-class XGBoost); see
-# fxai.commands.cross_run.
+# forests, soft vote; RFH: the same forests, hard vote; MBT: multi-class XGBoost; HGB:
+# HistGradientBoosting; LGBM: LightGBM); see fxai.commands.cross_run.
 CROSS = config["cross"]  # defaults filled by workflow/schemas/config.schema.yaml
 # naive Bayes models of further (e.g. multi-class) sets, trained as the NBC part trains its own
 CROSS_NBC_EXTRA = [
@@ -15,6 +15,8 @@ CROSS_FAMILIES = {
     "rf": datasets_of("cross", "ensemble_datasets"),
     "rfh": datasets_of("cross", "ensemble_datasets"),  # the rf forest, hard vote
     "mbt": datasets_of("cross", "ensemble_datasets"),
+    "hgb": datasets_of("cross", "ensemble_datasets"),
+    "lgbm": datasets_of("cross", "ensemble_datasets"),
 }
 CROSS_RUNS = [
     f"{RESULTS}/runs/cross/{fam}_{ds}.jsonl"
@@ -42,7 +44,7 @@ rule cross_run:
     output:
         f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
-        family="nbc|dt|obdd|bt|rf|rfh|mbt|pipe",
+        family="nbc|dt|obdd|bt|rf|rfh|mbt|hgb|lgbm|pipe",
     params:
         instances=CROSS["instances"],
         time_limit=CROSS["time_limit"],
@@ -68,7 +70,7 @@ rule cross_run:
         " --clock {params.clock} --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
-for _fam, _ext in (("rf", "joblib"), ("mbt", "json")):
+for _fam, _ext in (("rf", "joblib"), ("mbt", "json"), ("hgb", "joblib"), ("lgbm", "joblib")):
 
     rule:
         name:

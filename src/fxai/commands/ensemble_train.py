@@ -1,9 +1,14 @@
-"""Train a random forest (rf) or a multi-class XGBoost model (mbt) on a prepared dataset's split.
+"""Train a tree ensemble on a prepared dataset's split: a random forest (rf), a multi-class
+XGBoost model (mbt), a HistGradientBoostingClassifier (hgb) or a LightGBM model (lgbm).
 
 ``rf``: scikit-learn ``RandomForestClassifier`` (joblib); ``mbt``: ``XGBClassifier`` with
-``multi:softprob`` on the de-duplicated training rows (XGBoost JSON). ``<stem>.meta.json``
-beside the model gives the classes, trees, depth, sizes, accuracies (of the prediction the
-oracle explains, :mod:`fxai.models.scores`) and library versions.
+``multi:softprob`` on the de-duplicated training rows (XGBoost JSON); ``hgb``:
+``HistGradientBoostingClassifier(max_iter=trees, max_depth=depth)`` and ``lgbm``:
+``LGBMClassifier(n_estimators=trees, max_depth=depth, num_leaves=2**depth)`` on the
+features as numbers (joblib). ``<stem>.meta.json`` beside the model gives the classes,
+trees, depth, sizes, accuracies (of the prediction the oracle explains,
+:mod:`fxai.models.scores`; hgb, lgbm: the library's ``predict``, which fxai reads exactly)
+and library versions.
 """
 
 from __future__ import annotations
@@ -24,20 +29,22 @@ LOG = logging.getLogger("fxai.ensemble_train")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--family", required=True, choices=["rf", "mbt"])
+    p.add_argument("--family", required=True, choices=["rf", "mbt", "hgb", "lgbm"])
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split JSON (train/test row ids)")
     p.add_argument("--trees", type=positive_int, required=True,
-                   help="trees (rf) or boosting rounds, one tree per class each (mbt)")
+                   help="trees (rf) or boosting rounds, one tree per class each (mbt, hgb, "
+                        "lgbm)")
     p.add_argument("--depth", type=positive_int, required=True, help="max_depth")
     p.add_argument("--seed", type=count, required=True, help="the workflow's seed")
     p.add_argument("--out", required=True,
-                   help="results/<profile>/models/rf/<ds>.joblib or models/mbt/<ds>.json")
+                   help="results/<profile>/models/<family>/<ds>.joblib (mbt: .json)")
 
 
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from fxai import oracles
     from fxai.data.prepared import load_train_test
     from fxai.models import boosted, forest, scores
 
@@ -47,13 +54,18 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"{args.data}: --family mbt (multi:softprob) needs three or more "
                         f"classes, not {np.unique(prep.y).tolist()} (bt-train trains a binary "
                         "XGBoost model)")
+    predict = None  # the library's predict on the features, when the oracle reads codes
     if args.family == "rf":
         model = forest.train(Xtr, ytr, args.trees, args.depth, seed=args.seed)
         ens = forest.from_sklearn(model)
-    else:
+    elif args.family == "mbt":
         model = boosted.train(Xtr, ytr, args.trees, args.depth, seed=args.seed,
                               objective="multi:softprob")
         ens = scores.convert(model)
+    else:
+        model = _boosting(args.family, args.trees, args.depth, args.seed).fit(Xtr, ytr)
+        ens = oracles.prepare(model).model  # the ScoreEnsemble over interval codes
+        predict = model.predict
     meta = {
         "family": args.family, "dataset": prep.name, "kind": ens.kind,
         "n_classes": ens.n_classes, "trees": args.trees, "depth": args.depth,
@@ -61,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
         "n_used_features": len(ens.used_features),
         "n_leaves": int(sum(int(np.sum(t.left < 0)) for t in ens.trees)),
         "n_train": len(ytr), "n_test": len(yte),
-        "accuracy_train": float(np.mean(ens.predict(Xtr) == ytr)),
-        "accuracy_test": float(np.mean(ens.predict(Xte) == yte)) if len(yte) else None,
+        "accuracy_train": float(np.mean((predict or ens.predict)(Xtr) == ytr)),
+        "accuracy_test": (float(np.mean((predict or ens.predict)(Xte) == yte)) if len(yte)
+                          else None),
     }
     if args.family == "mbt":
         boosted.save(model, args.out, meta)
@@ -80,9 +93,27 @@ def run(args: argparse.Namespace) -> int:
             tmp.unlink(missing_ok=True)
         meta["versions"] = {"scikit-learn": sklearn.__version__, "numpy": np.__version__,
                             "python": platform.python_version()}
+        if args.family == "lgbm":
+            import lightgbm
+
+            meta["versions"]["lightgbm"] = lightgbm.__version__
         meta["code_version"] = code_version()  # as every model meta (the models table)
         write_atomic(out.with_name(out.stem + ".meta.json"), json.dumps(meta, indent=2) + "\n")
     LOG.info("%s %s: %d classes, %d trees depth %d, accuracy train %.3f test %s",
              args.family, prep.name, ens.n_classes, args.trees, args.depth,
              meta["accuracy_train"], meta["accuracy_test"])
     return 0
+
+
+def _boosting(family: str, trees: int, depth: int, seed: int):
+    """An unfitted HistGradientBoostingClassifier (hgb) or LGBMClassifier (lgbm), seeded,
+    one thread (the workflow runs rules side by side)."""
+    if family == "hgb":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        return HistGradientBoostingClassifier(max_iter=trees, max_depth=depth,
+                                              early_stopping=False, random_state=seed)
+    from lightgbm import LGBMClassifier
+
+    return LGBMClassifier(n_estimators=trees, max_depth=depth, num_leaves=2 ** depth,
+                          random_state=seed, n_jobs=1, verbose=-1)

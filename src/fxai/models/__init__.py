@@ -1,5 +1,6 @@
-"""Model families and their files: nbc/dt/rf (joblib), obdd (fxai JSON node table), bt/mbt
-(XGBoost JSON; mbt: multi-class). ``rfh`` is the ``rf`` forest read with the hard vote (the
+"""Model families and their files: nbc/dt/rf/hgb/lgbm (joblib; hgb: scikit-learn
+HistGradientBoostingClassifier, lgbm: LightGBM LGBMClassifier), obdd (fxai JSON node table),
+bt/mbt (XGBoost JSON; mbt: multi-class). ``rfh`` is the ``rf`` forest read with the hard vote (the
 majority of the trees' votes, :data:`VOTES`): the same file, another model semantics.
 
 :func:`load` is the one way to read a model file back: a missing, truncated or foreign file
@@ -13,14 +14,16 @@ from pathlib import Path
 from fxai.errors import ModelError
 
 FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json",
-            "rf": ".joblib", "rfh": ".joblib", "mbt": ".json"}
+            "rf": ".joblib", "rfh": ".joblib", "mbt": ".json", "hgb": ".joblib",
+            "lgbm": ".joblib"}
 #: family -> a forest's vote rule (scikit-learn's predict is the soft vote)
 VOTES = {"rf": "soft", "rfh": "hard"}
 _FOLDER = {"rfh": "rf"}  # the hard-vote family reads the rf forest
 _WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
          "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)",
          "rf": "random forest (joblib)", "rfh": "random forest (joblib)",
-         "mbt": "XGBoost (JSON)", "pipe": "scikit-learn Pipeline (joblib)"}
+         "mbt": "XGBoost (JSON)", "pipe": "scikit-learn Pipeline (joblib)",
+         "hgb": "HistGradientBoostingClassifier (joblib)", "lgbm": "LGBMClassifier (joblib)"}
 
 
 def model_path(results: str | Path, family: str, ds: str) -> Path:
@@ -38,7 +41,8 @@ def family_of(path: str | Path) -> str | None:
     if path.suffix in (".json", ".ubj"):
         return "bt"
     if path.suffix == ".joblib":
-        return path.parent.name if path.parent.name in ("nbc", "dt", "rf") else None
+        return path.parent.name if path.parent.name in ("nbc", "dt", "rf", "hgb",
+                                                        "lgbm") else None
     raise ModelError(f"{path}: unknown model format (.joblib, .bdd.json, .json or .ubj)")
 
 
@@ -70,7 +74,8 @@ def _read(path: Path, family: str | None, n_features: int | None):
     anything = (CategoricalNB, DecisionTreeClassifier, *forests, Pipeline,
                 HistGradientBoostingClassifier, LGBMClassifier)
     wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
-              "rfh": forests, "pipe": (Pipeline,)}.get(family, anything)
+              "rfh": forests, "pipe": (Pipeline,), "hgb": (HistGradientBoostingClassifier,),
+              "lgbm": (LGBMClassifier,)}.get(family, anything)
     if not isinstance(model, wanted):
         raise TypeError(f"it holds a {type(model).__name__}, not a "
                         + " or ".join(w.__name__ for w in wanted))

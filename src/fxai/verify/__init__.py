@@ -158,10 +158,14 @@ register("scikit-learn Pipeline of encoders and scalers (by its last step's chec
 
 
 def _grid(model, x, domains, vote, missing: bool = False):
+    from fxai.verify import scores
     from fxai.verify.grid import GridChecker
 
     if domains is not None:
         raise TypeError(f"a {type(model).__name__}'s checker takes no domains")
+    if not missing and scores.reads(model):  # numeric splits: one MILP per rival class
+        milp = scores.ScoreChecker(model, x)
+        return _each(milp.entails), list(range(milp.n_features))
     chk = GridChecker(model, x, missing)
     return chk.weak_axps, list(range(chk.n))
 
@@ -173,7 +177,8 @@ def _is_grid_model(model) -> bool:
 
 
 register("scikit-learn HistGradientBoostingClassifier, LightGBM LGBMClassifier / Booster "
-         "(brute force over their thresholds)", _is_grid_model, _grid)
+         "(MILP; brute force over their thresholds with categories or missing values)",
+         _is_grid_model, _grid)
 
 
 def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:

@@ -1,10 +1,14 @@
-"""Independent checker of AXps / CXps of multi-class XGBoost models and random forests: one
-MILP per rival class, solved by HiGHS, every answer confirmed by the library's own predict.
+"""Independent checker of AXps / CXps of multi-class XGBoost models, random forests,
+HistGradientBoosting and LightGBM models (numeric splits): one MILP per rival class, solved
+by HiGHS, every answer confirmed by the library's own predict.
 
 Shares no code with the branch-and-bound oracle (:mod:`fxai.oracles.scores`) nor with its
 model readers: forests are read from scikit-learn's ``tree_`` arrays (left iff
 ``float32(x) <= t``), XGBoost from ``Booster.trees_to_dataframe()`` (left iff
-``float32(x) < t``; tree ``i`` scores class ``i % n_classes``). A point's class is the
+``float32(x) < t``; tree ``i`` scores class ``i % n_classes``), HistGradientBoosting from
+its ``_predictors`` nodes and LightGBM from ``dump_model`` (left iff ``x <= t`` in float64;
+two classes scored ``[0, raw]``, the raw scores by ``decision_function`` /
+``predict(raw_score=True)``). A point's class is the
 library's: ``predict`` of a soft-vote forest; for a hard vote, the first class with most
 votes of the trees' own ``predict``; for XGBoost the first class of highest float32 margin
 (``inplace_predict(predict_type="margin")``).
@@ -46,7 +50,9 @@ class ScoreChecker:
         self.model, self.vote, self.samples = model, vote or "soft", samples
         if self.vote not in ("soft", "hard"):
             raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
-        trees, self.strict, k, self.n_features = _read(model, self.vote)
+        if type(model).__name__ == "LGBMClassifier":
+            model = self.model = model.booster_  # (its predict: the booster's, by argmax)
+        trees, self.test, k, self.n_features = _read(model, self.vote)
         self._trees = trees
         self.x = np.asarray(x, dtype=np.float64)
         if np.isnan(self.x).any():
@@ -60,6 +66,9 @@ class ScoreChecker:
     def classes_of(self, X: np.ndarray) -> np.ndarray:
         """Class index of each row by the library itself (see the module)."""
         X = np.asarray(X, dtype=np.float64)
+        if _is_lightgbm_booster(self.model):
+            p = self.model.predict(X)
+            return (p > 1 - p).astype(int) if p.ndim == 1 else np.argmax(p, axis=1)
         if _is_xgboost(self.model):
             b = _booster(self.model)
             m = b.inplace_predict(X.astype(np.float32), predict_type="margin")
@@ -73,6 +82,11 @@ class ScoreChecker:
         if _is_xgboost(self.model):
             m = _booster(self.model).inplace_predict(X.astype(np.float32), predict_type="margin")
             return np.atleast_2d(m).astype(np.float64)
+        if self.test == "le64":  # HistGradientBoosting, LightGBM: raw scores
+            r = (self.model.predict(X, raw_score=True) if _is_lightgbm_booster(self.model) else
+                 self.model.decision_function(named(self.model, X)))
+            r = np.asarray(r, dtype=np.float64)
+            return np.column_stack([np.zeros(len(r)), r]) if r.ndim == 1 else r
         if self.vote == "soft":
             return self.model.predict_proba(named(self.model, X)) * len(self.model.estimators_)
         return self._votes(X).astype(np.float64)
@@ -162,20 +176,24 @@ class ScoreChecker:
             for feat, thr, left, right, value in trees)
 
     def _cut(self, t: float) -> float:
-        """The float32 value that decides as threshold ``t`` does: XGBoost's split itself
-        (a float32, read back from its text: the nearest float32), or for scikit-learn's
-        float64 threshold the largest float32 <= t (left iff ``float32(x) <= t``).
-        Thresholds with no float32 between them are one cut, so no interval of cuts is
-        empty of float32 points."""
+        """The value that decides as threshold ``t`` does: XGBoost's split itself (a float32,
+        read back from its text: the nearest float32); for a forest's float64 threshold the
+        largest float32 <= t (left iff ``float32(x) <= t``), so thresholds with no float32
+        between them are one cut and no interval of cuts is empty of float32 points; a
+        float64 test (``x <= t``) keeps t."""
+        if self.test == "le64":
+            return float(t)
         a = np.float32(t)
-        if self.strict:
+        if self.test == "lt32":
             return float(a)
         return float(a if float(a) <= t else np.nextafter(a, np.float32(-np.inf)))
 
     def _left(self, value: float, t: float) -> bool:
-        """Does ``value`` go to the left of cut ``t`` (the library's float32 test)?"""
+        """Does ``value`` go to the left of cut ``t`` (the library's test)?"""
+        if self.test == "le64":
+            return bool(float(value) <= t)
         v = np.float32(value)
-        return bool(v < np.float32(t)) if self.strict else bool(float(v) <= t)
+        return bool(v < np.float32(t)) if self.test == "lt32" else bool(float(v) <= t)
 
     def _rebuild(self, sol: np.ndarray, fixed: set[int]) -> np.ndarray:
         """The point of the MILP solution: fixed features keep x, free ones take a value on
@@ -195,7 +213,9 @@ class ScoreChecker:
     def _inside(self, T: np.ndarray, j: int) -> float:
         """A value between cut j-1 and cut j (below all for j = 0, above all for len(T))."""
         f32 = np.float32
-        if self.strict:  # left of t iff x < t: [T[j-1], T[j])
+        if self.test == "le64":  # left of t iff x <= t: (T[j-1], T[j]]
+            return float(T[j]) if j < len(T) else float(np.nextafter(T[-1], np.inf))
+        if self.test == "lt32":  # left of t iff x < t: [T[j-1], T[j])
             return float(f32(T[j - 1])) if j > 0 else float(np.nextafter(f32(T[0]), f32(-np.inf)))
         # left of t iff float32(x) <= t: (T[j-1], T[j]]
         if j < len(T):
@@ -296,9 +316,29 @@ def _booster(model):
     return model if isinstance(model, xgb.Booster) else model.get_booster()
 
 
+def _is_lightgbm_booster(model) -> bool:
+    return type(model).__name__ == "Booster" and type(model).__module__.startswith("lightgbm")
+
+
+def reads(model) -> bool:
+    """Does this checker read ``model``? (HistGradientBoosting and LightGBM: only numeric
+    splits that test ``x <= t``, without LightGBM's zero-as-missing routing.)"""
+    try:
+        _read(model.booster_ if type(model).__name__ == "LGBMClassifier" else model, "soft")
+    except ValueError:
+        return False
+    return True
+
+
 def _read(model, vote: str):
-    """(trees as (feature, threshold, left, right, per-leaf class scores), strict test?,
-    classes, features); inner nodes have feature >= 0, leaves -1."""
+    """(trees as (feature, threshold, left, right, per-leaf class scores), the test: "lt32"
+    (``float32(x) < t``), "le32" (``float32(x) <= t``) or "le64" (``x <= t``), classes,
+    features); inner nodes have feature >= 0, leaves -1. ``ValueError`` for a model or
+    split it does not read."""
+    if _is_lightgbm_booster(model):
+        return _read_lightgbm(model)
+    if type(model).__name__ == "HistGradientBoostingClassifier":
+        return _read_hist_gradient(model)
     if _is_xgboost(model):
         import json
 
@@ -325,7 +365,9 @@ def _read(model, vote: str):
             value = np.zeros((len(grp), k))
             value[:, int(t) % k] = np.where(inner, 0.0, grp["Gain"].to_numpy(np.float64))
             trees.append((feat, thr, left, right, value))
-        return trees, True, k, n
+        return trees, "lt32", k, n
+    if not hasattr(model, "estimators_"):
+        raise ValueError(f"no MILP reading of a {type(model).__name__}")
     k = len(model.classes_)
     trees = []
     for est in model.estimators_:
@@ -334,4 +376,70 @@ def _read(model, vote: str):
         value = frac if vote == "soft" else np.eye(k)[np.argmax(frac, axis=1)]
         feat = np.where(t.children_left < 0, -1, t.feature)
         trees.append((feat, t.threshold, t.children_left, t.children_right, value))
-    return trees, False, k, int(model.n_features_in_)
+    return trees, "le32", k, int(model.n_features_in_)
+
+
+def _read_hist_gradient(model):
+    """scikit-learn's ``_predictors`` nodes (left iff ``x <= num_threshold``); two classes
+    score ``[0, raw]``."""
+    if getattr(model, "_preprocessor", None) is not None:
+        raise ValueError("categorical features: not read by the MILP checker")
+    per = int(model.n_trees_per_iteration_)
+    k = max(2, per)
+    trees = []
+    for iteration in model._predictors:
+        for cls, predictor in enumerate(iteration):
+            nd = predictor.nodes
+            leaf = nd["is_leaf"].astype(bool)
+            value = np.zeros((len(nd), k))
+            value[:, 1 if per == 1 else cls] = np.where(leaf, nd["value"], 0.0)
+            trees.append((np.where(leaf, -1, nd["feature_idx"].astype(np.int64)),
+                          nd["num_threshold"].astype(np.float64),
+                          np.where(leaf, -1, nd["left"].astype(np.int64)),
+                          np.where(leaf, -1, nd["right"].astype(np.int64)), value))
+    return trees, "le64", k, int(model.n_features_in_)
+
+
+_ZERO = float(np.float32(1e-35))  # LightGBM reads |x| <= 1e-35f as 0 before every test
+
+
+def _read_lightgbm(booster):
+    """LightGBM's ``dump_model`` (the iterations ``predict`` uses). A test ``x' <= t`` on the
+    value ``x'`` it reads (0 for ``|x| <= 1e-35f``) is the test ``x <= t'`` on x itself, with
+    ``t' = max(t, 1e-35f)`` for ``t >= 0`` and ``t' = min(t, below(-1e-35f))`` else."""
+    best = booster.best_iteration
+    doc = booster.dump_model(num_iteration=best if best > 0 else None)
+    multi = doc["objective"].startswith("multiclass")
+    per = int(doc["num_class"]) if multi else 1
+    k = max(2, per)
+    trees = []
+    for i, info in enumerate(doc["tree_info"]):
+        rows = _lightgbm_rows(info["tree_structure"])
+        feat, thr, left, right, leaf = (np.array(col) for col in zip(*rows, strict=True))
+        value = np.zeros((len(rows), k))
+        value[:, 1 if per == 1 else i % per] = leaf
+        trees.append((feat, thr, left, right, value))
+    return trees, "le64", k, int(doc["max_feature_idx"]) + 1
+
+
+def _lightgbm_rows(root: dict) -> list[list]:
+    """(feature, effective threshold, left, right, leaf value) per node of one dumped tree,
+    root first; leaves have feature -1."""
+    rows: list[list] = []
+    stack = [(root, None, 0)]  # (node, parent row, which child: 2 left, 3 right)
+    while stack:
+        node, parent, side = stack.pop()
+        at = len(rows)
+        if parent is not None:
+            rows[parent][side] = at
+        if "leaf_value" in node:
+            rows.append([-1, 0.0, -1, -1, float(node["leaf_value"])])
+            continue
+        if node["decision_type"] != "<=" or node["missing_type"] == "Zero":
+            raise ValueError("categorical or zero-as-missing splits: not read by the MILP "
+                             "checker")
+        t = float(node["threshold"])
+        t = max(t, _ZERO) if t >= 0 else min(t, float(np.nextafter(-_ZERO, -np.inf)))
+        rows.append([int(node["split_feature"]), t, -1, -1, 0.0])
+        stack += [(node["right_child"], at, 3), (node["left_child"], at, 2)]
+    return rows
