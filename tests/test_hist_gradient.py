@@ -93,3 +93,29 @@ def test_a_categorical_feature_is_read_by_category(seed, classes, nan, text):
         # the numbers' grid is by transformed column (categories first): a, b after c
         grid = [grid[1], cats + [np.nan] * missing, grid[2]]
         check_on_grid(model, X, grid, missing, "cxp", rows=10)
+
+
+def test_fxai_explain_names_text_categories_and_classes(tmp_path):
+    import json
+
+    import joblib
+    import pandas as pd
+
+    from fxai.cli import main
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.normal(40, 10, 300).round(),
+                      "colour": rng.choice(["red", "green", "blue"], 300),
+                      "income": rng.normal(size=300).round(2)})
+    y = np.where((X["age"] > 40) ^ (X["colour"] == "red"), "yes", "no")
+    model = HistGradientBoostingClassifier(max_iter=5, categorical_features=["colour"]).fit(X, y)
+    joblib.dump(model, tmp_path / "hgb.joblib")
+    X.iloc[:3].to_csv(tmp_path / "rows.csv", index=False)
+    out = tmp_path / "out.json"
+    assert main(["explain", "--model", str(tmp_path / "hgb.joblib"), "--instances",
+                 str(tmp_path / "rows.csv"), "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["instance"]["colour"] for r in rows] == list(X["colour"][:3])
+    assert [r["prediction"] for r in rows] == list(model.predict(X.iloc[:3]))
+    assert all(r["verified"] and r["complete"] for r in rows)
+    assert all(set(f for a in r["axps"] for f in a) <= {"age", "colour", "income"} for r in rows)
