@@ -74,6 +74,14 @@ def test_missing_policies_discretise_dedup(tmp_path, caplog):
     assert len(p.y) == 5  # 6 rows, the missing weight filled with the median 2.5, one duplicate
     assert "filled 1 missing values (missing.policy most_frequent): weight 1 of 6 with 2.5" \
         in caplog.text  # imputation is counted per column, never silent
+    assert p.cleaning == {"rows": 6, "policy": "most_frequent", "dropped_no_target": 0,
+                          "filled": {"weight": {"count": 1, "value": 2.5}},
+                          "dropped_duplicates": 1}  # kept for run headers and tables
+    from fxai.data.prepared import cleaning_note
+
+    assert cleaning_note(p.cleaning) == (
+        "dropped 1 of 6 rows duplicated (dedup); filled 1 missing values (most_frequent): "
+        "weight 1 of 6 (16.7 %) with 2.5")
     w = p.domains[2]
     assert w["type"] == "discretised" and w["values"] == [0, 1]
     assert w["edges"] == [4.125] and p.X.dtype == np.int64

@@ -119,3 +119,9 @@ def test_fxai_explain_names_text_categories_and_classes(tmp_path):
     assert [r["prediction"] for r in rows] == list(model.predict(X.iloc[:3]))
     assert all(r["verified"] and r["complete"] for r in rows)
     assert all(set(f for a in r["axps"] for f in a) <= {"age", "colour", "income"} for r in rows)
+    assert main(["explain", "--model", str(tmp_path / "hgb.joblib"), "--instances",
+                 str(tmp_path / "rows.csv"), "--row", "2", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["rows"] == [dict(rows[1], **{
+        k: v for k, v in json.loads(out.read_text())["rows"][0].items() if k.endswith("_s")})]
+    assert main(["explain", "--model", str(tmp_path / "hgb.joblib"), "--instances",
+                 str(tmp_path / "rows.csv"), "--row", "4", "--out", str(out)]) == 1

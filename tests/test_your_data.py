@@ -70,10 +70,18 @@ def test_your_data_config_end_to_end(tmp_path):
     assert not docutils, "the report build printed docutils messages:\n" + "\n".join(docutils)
     runs = sorted((wd / RES / "runs" / "cross").glob("*.jsonl"))
     assert [p.name for p in runs] == ["bt_loans-own.jsonl", "dt_loans.jsonl", "nbc_loans.jsonl"]
+    table = pd.read_csv(EXAMPLE / "loans.csv", dtype=str)
     for p in runs:
         recs = run_records(p, "cross-run")
         assert len(recs) == CONFIG["cross"]["instances"]
         assert all(rec["verified"] is True for rec in recs), p
+        for rec in recs:  # the file's names, values and class beside the codes
+            drop = ENTRIES[rec["dataset"]].get("drop", [])
+            assert list(rec["values"]) == [c for c in COLUMNS if c not in (*drop, "approved")]
+            assert all(str(v) in set(table[c]) for c, v in rec["values"].items())
+            assert rec["class"] in set(table["approved"])
+            assert rec["results"]["axp"]["names"] == [
+                list(rec["values"])[f] for f in rec["results"]["axp"]["features"]]
     features = pd.read_csv(wd / RES / "tables" / "cross_user_features.csv", comment="#")
     for (_, ds), g in features.groupby(["family", "dataset"]):
         drop = ENTRIES[ds].get("drop", [])
@@ -92,7 +100,11 @@ def test_your_data_config_end_to_end(tmp_path):
     assert "cross_user_features" in index
     report = (wd / RES / "report.html").read_text(errors="replace")
     assert "cross_user_features" in report
-    doms = json.loads((wd / "data/prepared/user/loans.domains.json").read_text())
+    # a report about your data: nothing about the papers, no claims, no absent section
+    assert "your own datasets" in report and "three papers" not in report
+    assert "Claims" not in report and "6 Audit" not in report
+    assert "claims" not in index
+    doms = json.loads((wd / RES / "data/prepared/user/loans.domains.json").read_text())
     assert doms["target"]["name"] == "approved" and doms["source"] == "user"
 
 
@@ -287,3 +299,50 @@ def test_a_pipeline_entry_plans_its_check_and_cross_run(tmp_path):
     r = snakemake(wd, "-n", "--cores", "1", config="pipe.yaml")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "user_model_pipe" in r.stdout and "pipe_loans-pipe.jsonl" in r.stdout
+
+
+def test_two_profiles_with_one_dataset_name_prepare_their_own_tables(tmp_path):
+    """Prepared user data lives under its profile: two configs naming different files
+    "loans" do not share (nor overwrite) a prepared table."""
+    wd = workdir(tmp_path)
+    half = pd.read_csv(EXAMPLE / "loans.csv").iloc[:100]
+    half.to_csv(wd / "half.csv", index=False)
+    entry = {k: v for k, v in ENTRIES["loans"].items() if k != "sha256"}
+    for profile, path in (("mine", entry["path"]), ("theirs", "half.csv")):
+        cfg = {**CONFIG, "profile": profile, "user": {"datasets": [{**entry, "path": path}]}}
+        (wd / f"{profile}.yaml").write_text(yaml.safe_dump(cfg))
+        target = f"results/{profile}/data/prepared/user/loans.csv"
+        r = snakemake(wd, "--cores", "1", target, config=f"{profile}.yaml")
+        assert r.returncode == 0, r.stderr[-3000:]
+    rows = {p: len(pd.read_csv(wd / f"results/{p}/data/prepared/user/loans.csv"))
+            for p in ("mine", "theirs")}
+    assert rows == {"mine": len(pd.read_csv(EXAMPLE / "loans.csv")), "theirs": 100}
+    assert not (wd / "data" / "prepared" / "user").exists()
+
+
+def test_what_preparation_filled_is_in_the_run_header_and_the_datasets_table(tmp_path):
+    from fxai.cli import main
+    from fxai.data.table import datasets_table
+
+    raw = pd.read_csv(EXAMPLE / "loans.csv")
+    raw.loc[[3, 7, 11], "age_band"] = None  # three empty cells
+    raw.to_csv(tmp_path / "holes.csv", index=False)
+    prepare_user(entry(name="holes", path=str(tmp_path / "holes.csv"), sha256=None,
+                       missing={"policy": "most_frequent"}), tmp_path / "prep")
+    prep = load("holes", tmp_path / "prep")
+    assert prep.cleaning["filled"] == {"age_band": {"count": 3, "value": "2"}}
+    # the values as the file writes them (pandas read the column as floats: 2.0)
+    assert prep.domains[0]["labels"] == ["0", "1", "2", "3"]
+    write_split("holes", prep.y, tmp_path / "split.json", 0.2, 0)
+    joblib.dump(DecisionTreeClassifier(max_depth=3, random_state=0).fit(prep.X, prep.y),
+                tmp_path / "dt.joblib")
+    out = tmp_path / "dt_holes.jsonl"
+    assert main(["cross-run", "--dataset", "holes", "--family", "dt", "--model",
+                 str(tmp_path / "dt.joblib"), "--split", str(tmp_path / "split.json"),
+                 "--prepared", str(tmp_path / "prep"), "--instances", "2", "--time-limit", "5",
+                 "--clock", "cpu", "--delta", "0.95", "--seed", "0", "--out", str(out)]) == 0
+    head = json.loads(out.read_text().splitlines()[0])
+    assert head["about"]["data_cleaning"]["filled"]["age_band"]["count"] == 3
+    table = datasets_table([], load_registry(ROOT / "config" / "datasets.yaml"),
+                           user=["holes"], user_prepared=tmp_path / "prep")
+    assert "age_band 3 of 240 (1.2 %) with '2'" in table["cleaning"][0]

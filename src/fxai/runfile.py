@@ -58,9 +58,12 @@ def partial_path(out: str | Path) -> Path:
 
 
 def make_header(command: str, settings: dict[str, Any], inputs: dict[str, str | Path],
-                instances: list[int] | None = None) -> dict[str, Any]:
+                instances: list[int] | None = None,
+                about: dict[str, Any] | None = None) -> dict[str, Any]:
     """The header line: ``settings`` are the values that change a record, ``inputs`` the files
-    (by role) whose checksums enter the fingerprint; ``instances`` the planned row ids."""
+    (by role) whose checksums enter the fingerprint; ``instances`` the planned row ids;
+    ``about``: facts of the inputs for the reader (e.g. what preparation filled), outside the
+    fingerprint (the inputs' checksums cover them)."""
     files = {role: {"file": str(p), "sha256": sha256_of(p)} for role, p in inputs.items()}
     version = code_version()
     key = {"command": command, "code_version": version, "settings": settings,
@@ -70,6 +73,8 @@ def make_header(command: str, settings: dict[str, Any], inputs: dict[str, str | 
             "code_version": version, "settings": settings, "inputs": files}
     if instances is not None:
         head["instances"] = [int(i) for i in instances]
+    if about:
+        head["about"] = about
     return head
 
 
@@ -312,9 +317,11 @@ class RunWriter:
 
     def __init__(self, out: str | Path, command: str, settings: dict[str, Any],
                  inputs: dict[str, str | Path], instances: list[int], label: str | None = None,
-                 every: float = EVERY_S, log: logging.Logger = LOG) -> None:
+                 every: float = EVERY_S, log: logging.Logger = LOG,
+                 about: dict[str, Any] | None = None) -> None:
         self.plan = [int(i) for i in instances]
-        self.partial = Partial(out, make_header(command, settings, inputs, self.plan), log)
+        self.partial = Partial(out, make_header(command, settings, inputs, self.plan, about),
+                               log)
         self.label = label or f"{command} {Path(out).name}"
         self.every, self.log = every, log
         self.todo: list[int] = []

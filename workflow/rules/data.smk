@@ -81,10 +81,16 @@ _ANY_NAME = "|".join(re.escape(n) for n in REG.names)
 _ANY_PREPARED = "|".join(re.escape(n) for n in [*REG.names, *USER_NAMES])  # split: user's too
 
 
+USER_PREPARED = f"{RESULTS}/data/prepared/user"  # a user's tables: per profile, as its file
+
+
 def prepared_file(ds, ext="csv"):
     """data/prepared/<source>/<ds>.<ext>: tables built from different sources (e.g. iris
     embedded in the default profile, from the published file in the paper profile) never
-    share a path, so a profile switch prepares its own copy."""
+    share a path, so a profile switch prepares its own copy. A user's dataset is prepared
+    under its profile (USER_PREPARED): two configs may give one name to different files."""
+    if data_source(ds) == "user":
+        return f"{USER_PREPARED}/{ds}.{ext}"
     return f"data/prepared/{data_source(ds)}/{ds}.{ext}"
 
 
@@ -202,7 +208,8 @@ rule datasets_table:
         log_path("data/datasets_table"),
     shell:
         "{DATA_FXAI} datasets-table {params.names} --registry {params.registry}"
-        " --prepared data/prepared --raw-root data/raw --source-order {params.order}"
+        " --prepared data/prepared --user-prepared {USER_PREPARED} --raw-root data/raw"
+        " --source-order {params.order}"
         " --unavailable {params.unavailable} --user {params.user} --out-dir {RESULTS}/tables > {log} 2>&1"
 
 

@@ -1,8 +1,9 @@
 # Your own datasets and models (config user.datasets, docs/your-data.md): each table is
-# prepared into data/prepared/user/<name>.csv keeping its column names, split like the
-# registry's datasets, its listed families trained by their sections' rules or its fitted
-# model checked and copied, then explained and verified by the cross experiment
-# (cross.smk) and tabulated per feature by name (table and figure cross_user_features).
+# prepared into results/<profile>/data/prepared/user/<name>.csv keeping its column names,
+# split like the registry's datasets, its listed families trained by their sections' rules
+# or its fitted model checked and copied, then explained and verified by the cross
+# experiment (cross.smk) and tabulated per feature by name (table and figure
+# cross_user_features).
 import json
 
 USER_SPEC = {e["name"]: e for e in USER}  # data.smk: USER, checked there
@@ -27,8 +28,8 @@ rule user_prepare:
     input:
         lambda wc: USER_SPEC[wc.ds]["path"],
     output:
-        csv="data/prepared/user/{ds}.csv",
-        domains="data/prepared/user/{ds}.domains.json",
+        csv=f"{USER_PREPARED}/{{ds}}.csv",
+        domains=f"{USER_PREPARED}/{{ds}}.domains.json",
     wildcard_constraints:
         ds="|".join(re.escape(n) for n in USER_NAMES) or "$^",
     params:
@@ -41,7 +42,7 @@ rule user_prepare:
     log:
         log_path("data/prepare_user_{ds}"),
     shell:
-        "{DATA_FXAI} user-prepare --spec {params.spec:q} --out-dir data/prepared/user > {log} 2>&1"
+        "{DATA_FXAI} user-prepare --spec {params.spec:q} --out-dir {USER_PREPARED} > {log} 2>&1"
 
 
 for _fam, _ext in USER_MODEL_EXT.items():
@@ -51,7 +52,7 @@ for _fam, _ext in USER_MODEL_EXT.items():
             f"user_model_{_fam}"
         input:
             model=lambda wc: USER_SPEC[wc.ds]["model"]["file"],
-            data="data/prepared/user/{ds}.csv",
+            data=f"{USER_PREPARED}/{{ds}}.csv",
             split=f"{RESULTS}/splits/{{ds}}.json",
         output:
             model=user_model_file(_fam, "{ds}"),
@@ -85,7 +86,7 @@ rule user_table:
     """Per feature of the user's datasets, by name: share in the AXp, mean FFA, verified."""
     input:
         runs=USER_RUNS,
-        domains=[f"data/prepared/user/{ds}.domains.json" for ds in USER_NAMES],
+        domains=[f"{USER_PREPARED}/{ds}.domains.json" for ds in USER_NAMES],
     output:
         table_files("cross_user_features"),
         f"{RESULTS}/figures/cross_user_features.png",
@@ -96,7 +97,7 @@ rule user_table:
     log:
         log_path("cross_user_features"),
     shell:
-        "{DATA_FXAI} user-table {input.runs} --prepared data/prepared/user"
+        "{DATA_FXAI} user-table {input.runs} --prepared {USER_PREPARED}"
         " --out-dir {RESULTS}/tables --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 

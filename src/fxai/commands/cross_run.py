@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from fxai import oracles
-    from fxai.data.prepared import finite_domains, load, load_split
+    from fxai.data.prepared import cleaning_note, finite_domains, load, load_split, shown
     from fxai.data.split import pick_instance
     from fxai.models import VOTES, check_features, n_classes
     from fxai.models import load as load_model
@@ -175,20 +175,26 @@ def run(args: argparse.Namespace) -> int:
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
     vote = VOTES.get(args.family)  # a forest's vote rule; None: not a forest
     pipeline = is_pipeline(model)
-    shown = raw_frame(model, data, data.X[rows]) if pipeline else None  # (one reading)
+    frames = raw_frame(model, data, data.X[rows]) if pipeline else None  # (one reading)
     settings = {"dataset": args.dataset, "family": args.family, "time_limit": args.time_limit,
                 "clock": args.clock, "delta": args.delta}
     inputs = {"data": Path(args.prepared) / f"{args.dataset}.csv", "model": args.model}
+    note = cleaning_note(data.cleaning)
+    if note:
+        LOG.info("%s: preparation %s", args.dataset, note)
     with RunWriter(args.out, "cross-run", settings, inputs, rows,
-                   f"cross {args.family} {args.dataset}", log=LOG) as run:
+                   f"cross {args.family} {args.dataset}", log=LOG,
+                   about={"data_cleaning": data.cleaning} if data.cleaning else None) as run:
         for row in run.todo:
             x = [v.item() for v in data.X[row]]
             given, domains = x, None if args.family in REAL else doms
             if pipeline:  # the row as the file shows it, by column name
-                frame = shown.iloc[[rows.index(row)]]
+                frame = frames.iloc[[rows.index(row)]]
                 x = [plain(v) for v in frame.iloc[0]]
                 given, domains = dict(zip(data.feature_names, x, strict=True)), None
             rec = {"dataset": args.dataset, "model": args.family, "instance": row, "x": x,
+                   "values": dict(zip(data.feature_names, shown(data, data.X[row])[0],
+                                      strict=True)),
                    "n_classes": n_classes(model)}
             t0 = time.perf_counter()
             o = oracles.for_model(model, given, domains=domains, vote=vote)
@@ -199,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
             rec["results"] = explain_instance(
                 o, args.time_limit, args.delta, args.clock,
                 PIPELINE_NO_PAXP if pipeline else REAL_NO_PAXP if args.family in REAL else None)
+            for key in ("axp", "cxp"):  # the single explanations by name too
+                feats = rec["results"][key]["features"]
+                rec["results"][key]["names"] = (None if feats is None else
+                                                [data.feature_names[f] for f in feats])
             rec["verified"] = verify_record(rec["results"], model, given, domains, vote)
             complete = all(rec["results"][n]["complete"] for n in TARGETS)
             rec["status"] = "done" if complete else "timeout"

@@ -17,7 +17,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unavailable", nargs="*", default=[],
                    help="datasets whose raw files are not available (listed as such)")
     p.add_argument("--user", nargs="*", default=[],
-                   help="user datasets (config user.datasets), prepared in <prepared>/user/")
+                   help="user datasets (config user.datasets), prepared in --user-prepared")
+    p.add_argument("--user-prepared", default=None,
+                   help="folder of the prepared user datasets (default <prepared>/user; the "
+                        "workflow: results/<profile>/data/prepared/user)")
     p.add_argument("--out-dir", required=True, help="tables directory")
 
 
@@ -27,7 +30,8 @@ def run(args: argparse.Namespace) -> int:
     from fxai.report.tables import write_table
 
     table = datasets_table(args.datasets, load_registry(args.registry), args.prepared,
-                           args.raw_root, args.source_order.split(","), args.unavailable, args.user)
+                           args.raw_root, args.source_order.split(","), args.unavailable, args.user,
+                           args.user_prepared)
     write_table(table, "datasets", args.out_dir,
                 caption="One row per dataset: source, checksum of the raw file, prepared size "
                 "and types (nothing published).")

@@ -24,7 +24,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from fxai.argtypes import positive
+from fxai.argtypes import positive, positive_int
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="HistGradientBoosting, LightGBM: an empty cell (NaN) is a value of "
                         "its own, routed as the model routes it, and every feature may take "
                         "it (default: an empty cell is refused)")
+    p.add_argument("--row", type=positive_int, default=None,
+                   help="explain only this data row of the CSV (1: the first after the "
+                        "header); default: every row")
     p.add_argument("--out", required=True, help="explanations (JSON)")
     p.add_argument("--figures", default=None, help="folder for one FFA bar chart per row")
 
@@ -201,8 +204,11 @@ def run(args: argparse.Namespace) -> int:
             raise DataError(f"{args.model}: --vote applies to random forests, not to a "
                             f"{type(model).__name__}")
     columns = [str(c) for c in rows.columns]
+    if args.row is not None and args.row > len(rows):
+        raise DataError(f"{args.instances}: --row {args.row}, but the file has {len(rows)} "
+                        "data rows")
     out = []
-    for i in range(len(rows)):
+    for i in range(len(rows)) if args.row is None else [args.row - 1]:
         x = rows.iloc[i].to_dict() if domains is not None or _named(model) else \
             rows.iloc[i].tolist()
         with warnings.catch_warnings():  # the checkers pass arrays in the model's own column

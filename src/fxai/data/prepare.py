@@ -29,6 +29,7 @@ from fxai.data.readers import read_table
 from fxai.data.registry import Registry
 from fxai.errors import DataError
 from fxai.files import write_atomic
+from fxai.values import plain
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,17 @@ def feature_types(entry: dict[str, Any], columns: Sequence[str], origin: str) ->
 
 def _missing_mask(col: pd.Series, values: Sequence[str]) -> pd.Series:
     return col.isna() | col.astype(str).str.strip().isin(list(values))
+
+
+def _as_written(col: pd.Series) -> pd.Series:
+    """A coded column's values as its file writes them: pandas reads whole numbers with an
+    empty cell among them as floats (``2`` as ``2.0``); they become ``"2"`` again."""
+    if col.dtype.kind != "f":
+        return col
+    known = col.dropna()
+    if not (known == np.floor(known)).all() or not np.isfinite(known).all():
+        return col
+    return col.map(lambda v: v if pd.isna(v) else str(int(v)))
 
 
 def _fill(col: pd.Series, miss: pd.Series, kind: str, policy: str) -> pd.Series:
@@ -172,11 +184,15 @@ def build(
     feats = [c for c in df.columns if c != "target"]
     if not feats:
         raise DataError(f"{origin}: no feature columns.")
+    df = df.assign(**{c: _as_written(df[c]) for c in [*feats, "target"]
+                      if c == "target" or types[c] != "numeric"})
     miss_cfg = entry.get("missing") or {}
     miss_values = miss_cfg.get("values", DEFAULT_MISSING)
     policy = miss_cfg.get("policy", "drop")
     n_raw = len(df)
     df = df[~_missing_mask(df["target"], miss_values)]
+    cleaning: dict[str, Any] = {"rows": n_raw, "policy": policy,
+                                "dropped_no_target": n_raw - len(df)}
     if len(df) < n_raw:
         log.info("%s: dropped %d of %d rows without a target value", origin, n_raw - len(df),
                  n_raw)
@@ -188,10 +204,13 @@ def build(
         if not keep.all():
             log.info("%s: dropped %d of %d rows with a missing feature value (missing.policy "
                      "drop)", origin, int((~keep).sum()), len(df))
+        cleaning["dropped_missing"] = int((~keep).sum())
         df = df[keep]
     else:
         df = df.assign(**{c: _fill(df[c], masks[c], types[c], policy) for c in feats})
         filled = {c: int(masks[c].sum()) for c in feats if masks[c].any()}
+        cleaning["filled"] = {c: {"count": n, "value": plain(df[c][masks[c]].iloc[0])}
+                              for c, n in filled.items()}
         if filled:
             log.info("%s: filled %d missing values (missing.policy %s): %s", origin,
                      sum(filled.values()), policy, ", ".join(
@@ -264,8 +283,10 @@ def build(
         table = table.drop_duplicates(ignore_index=True)
         log.info("%s: dropped %d duplicate rows of %d (dedup)", origin, n_rows - len(table),
                  n_rows)
+        cleaning["dropped_duplicates"] = n_rows - len(table)
     doc = {"name": entry["name"], "features": domains,
-           "target": {"name": "target", "classes": list(range(len(labels))), "labels": labels}}
+           "target": {"name": "target", "classes": list(range(len(labels))), "labels": labels},
+           "cleaning": cleaning}
     return table, doc
 
 

@@ -17,7 +17,8 @@ from fxai.errors import DataError
 
 @dataclass(frozen=True)
 class Prepared:
-    """A prepared table: ``X`` (rows x features; int64 unless a feature is numeric), ``y``."""
+    """A prepared table: ``X`` (rows x features; int64 unless a feature is numeric), ``y``;
+    ``cleaning``: what preparation dropped and filled (:func:`cleaning_note`)."""
 
     name: str
     X: np.ndarray
@@ -26,6 +27,7 @@ class Prepared:
     domains: list[dict[str, Any]]
     classes: list[int]
     class_labels: list[str] | None = None
+    cleaning: dict[str, Any] | None = None
 
     @property
     def n_features(self) -> int:
@@ -81,7 +83,35 @@ def load(ds: str, root: str | Path = "data/prepared") -> Prepared:
         domains=doc["features"],
         classes=list(doc["target"]["classes"]),
         class_labels=doc["target"].get("labels"),
+        cleaning=doc.get("cleaning"),
     )
+
+
+def cleaning_note(cleaning: dict[str, Any] | None) -> str:
+    """What preparation changed, in words ("" when nothing): rows dropped, values filled per
+    column (count, share of the rows, the value).
+
+    Examples
+    --------
+    >>> cleaning_note({"rows": 400, "policy": "most_frequent", "dropped_no_target": 0,
+    ...                "filled": {"age": {"count": 28, "value": 26.0}}})
+    'filled 28 missing values (most_frequent): age 28 of 400 (7.0 %) with 26.0'
+    """
+    if not cleaning:
+        return ""
+    rows, parts = cleaning["rows"], []
+    for key, what in (("dropped_no_target", "without a target value"),
+                      ("dropped_missing", "with a missing feature value"),
+                      ("dropped_duplicates", "duplicated (dedup)")):
+        if cleaning.get(key):
+            parts.append(f"dropped {cleaning[key]} of {rows} rows {what}")
+    filled = cleaning.get("filled") or {}
+    if filled:
+        parts.append(f"filled {sum(f['count'] for f in filled.values())} missing values "
+                     f"({cleaning['policy']}): " + ", ".join(
+                         f"{c} {f['count']} of {rows} ({100 * f['count'] / rows:.1f} %) with "
+                         f"{f['value']!r}" for c, f in filled.items()))
+    return "; ".join(parts)
 
 
 def shown(prep: Prepared, X: np.ndarray) -> list[list]:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from fxai.data.prepare import DEFAULT_ORDER, source_dir, source_of
-from fxai.data.prepared import load
+from fxai.data.prepared import cleaning_note, load
 from fxai.data.registry import Registry
 
 TYPES = ("categorical", "binary", "discretised", "numeric")
@@ -46,13 +46,14 @@ def datasets_table(
     source_order: Sequence[str] = DEFAULT_ORDER,
     unavailable: Sequence[str] = (),
     user: Sequence[str] = (),
+    user_prepared: str | Path | None = None,
 ) -> pd.DataFrame:
     """One row per dataset: source, sha256, rows, features by type, classes, balance, papers,
     from the prepared tables ``<prepared_root>/<source>/<name>.csv``.
 
     ``unavailable`` datasets (raw files neither in the mirror nor fetched) get a row saying so;
-    ``user`` datasets (config user.datasets) are read from ``<prepared_root>/user/``, with the
-    sha256 and path of the user's file.
+    ``user`` datasets (config user.datasets) are read from ``user_prepared`` (default
+    ``<prepared_root>/user/``), with the sha256 and path of the user's file.
     """
     rows = []
     missing = {registry.resolve(n) for n in unavailable}
@@ -69,7 +70,7 @@ def datasets_table(
         p = load(name, source_dir(prepared_root, entry, source_order))
         rows.append(_row(name, p, src, sha, note, entry.get("papers", [])))
     for name in user:
-        folder = Path(prepared_root) / "user"
+        folder = Path(user_prepared or Path(prepared_root) / "user")
         file = json.loads((folder / f"{name}.domains.json").read_text())["file"]
         rows.append(_row(name, load(name, folder), "user", file["sha256"],
                          f"your file {file['path']}"))
@@ -92,4 +93,5 @@ def _row(name: str, p, source: str, sha: str, note: str,
         "class_balance": "/".join(f"{100 * c / counts.sum():.0f}" for c in counts),
         "papers": ", ".join(papers),
         "note": note,
+        "cleaning": cleaning_note(p.cleaning),
     }
