@@ -73,6 +73,8 @@ rule audit_table:
         f"{RESULTS}/figures/audit_gap.pdf",
         f"{RESULTS}/figures/audit_disagreement.png",
         f"{RESULTS}/figures/audit_disagreement.pdf",
+    benchmark:
+        benchmark_path("audit_table")
     log:
         f"{RESULTS}/logs/audit_table.log",
     resources:

@@ -109,6 +109,8 @@ rule cross_table:
         table_files("cross_summary"),
         f"{RESULTS}/figures/cross_times.png",
         f"{RESULTS}/figures/cross_times.pdf",
+    benchmark:
+        benchmark_path("cross_table")
     log:
         f"{RESULTS}/logs/cross_table.log",
     resources:

@@ -129,6 +129,8 @@ rule fetch:
     resources:
         runtime=runtime_min(1200),  # downloads
         mem_mb=1000,
+    benchmark:
+        benchmark_path("data/fetch_{root}")
     log:
         log_path("data/fetch_{root}"),
     shell:
@@ -156,6 +158,8 @@ rule prepare:
     resources:
         runtime=runtime_min(300),
         mem_mb=4000,
+    benchmark:
+        benchmark_path("data/prepare_{source}_{ds}")
     log:
         log_path("data/prepare_{source}_{ds}"),
     shell:
@@ -181,6 +185,8 @@ rule split:
     resources:
         runtime=runtime_min(60),
         mem_mb=2000,
+    benchmark:
+        benchmark_path("data/split_{ds}")
     log:
         log_path("data/split_{ds}"),
     shell:
@@ -204,6 +210,8 @@ rule datasets_table:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
+    benchmark:
+        benchmark_path("data/datasets_table")
     log:
         log_path("data/datasets_table"),
     shell:

@@ -118,6 +118,8 @@ rule ffa_report:
         variant=FFA["metric_variant"],
         log_time="--log-time" if FFA["log_time"] else "",
         registry=config["data"]["registry"],
+    benchmark:
+        benchmark_path("ffa/report")
     log:
         log_path("ffa/report"),
     resources:

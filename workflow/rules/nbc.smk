@@ -72,6 +72,8 @@ rule nbc_table:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
+    benchmark:
+        benchmark_path("nbc/table")
     log:
         log_path("nbc/table"),
     shell:

@@ -178,6 +178,8 @@ for _family, _names, _table, _learner in (
         resources:
             runtime=runtime_min(120),
             mem_mb=2000,
+        benchmark:
+            benchmark_path(f"xpg/{_table}")
         log:
             log_path(f"xpg/{_table}"),
         shell:
@@ -214,6 +216,8 @@ rule xpg_instances:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
+    benchmark:
+        benchmark_path("xpg/instances")
     log:
         log_path("xpg/instances"),
     shell:

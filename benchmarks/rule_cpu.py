@@ -1,0 +1,82 @@
+"""CPU time of a finished workflow run per kind of job, from snakemake's benchmark files.
+
+    .venv/bin/python -m benchmarks.rule_cpu [--results results/default] [--out results/bench]
+
+Every rule writes a benchmark file per job (``benchmark:``, under
+``results/<profile>/benchmarks/<part>/<job>.tsv``): snakemake's wall seconds ``s`` and
+``cpu_time``, the user + system seconds of the job's processes. A job's kind is its folder and
+the first word of its name (``ffa/run_digits-5vs8_marco-a_0`` -> ``ffa/run``; a cross run
+``cross/nbc_zoo`` -> ``cross/nbc``, the family). Prints and writes one row per kind: jobs,
+CPU seconds in all, per job (mean) and the costliest job, the share of the run's CPU; then
+the total. The run's own CPU outside the jobs (snakemake planning, the install) is not in
+these files: ``/usr/bin/time make run`` gives the whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+
+def read(results: Path) -> list[dict]:
+    """One row per benchmark file: kind, job, wall s, CPU s."""
+    rows = []
+    for path in sorted((results / "benchmarks").rglob("*.tsv")):
+        with path.open() as f:
+            records = list(csv.DictReader(f, delimiter="\t"))
+        if not records:
+            raise SystemExit(f"{path}: an empty benchmark file (a job still running?)")
+        job = path.relative_to(results / "benchmarks").with_suffix("").as_posix()
+        folder, _, stem = job.rpartition("/")
+        rows.append({"kind": f"{folder}/{stem.split('_')[0]}" if folder else stem.split("_")[0],
+                     "job": job, "wall_s": float(records[-1]["s"]),
+                     "cpu_s": float(records[-1]["cpu_time"])})
+    if not rows:
+        raise SystemExit(f"no benchmark files under {results / 'benchmarks'}: run the workflow "
+                         "first (make run)")
+    return rows
+
+
+def table(rows: list[dict]) -> list[dict]:
+    by_kind: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_kind[r["kind"]].append(r)
+    total = sum(r["cpu_s"] for r in rows)
+    out = []
+    for kind, jobs in sorted(by_kind.items(), key=lambda kv: -sum(j["cpu_s"] for j in kv[1])):
+        cpu = sum(j["cpu_s"] for j in jobs)
+        top = max(jobs, key=lambda j: j["cpu_s"])
+        out.append({"kind": kind, "jobs": len(jobs), "cpu_s": round(cpu, 1),
+                    "cpu_per_job_s": round(cpu / len(jobs), 2),
+                    "costliest_job": f"{top['job']} ({top['cpu_s']:.1f} s)",
+                    "cpu_share_pct": round(100 * cpu / total, 1)})
+    out.append({"kind": "all jobs", "jobs": len(rows), "cpu_s": round(total, 1),
+                "cpu_per_job_s": round(total / len(rows), 2), "costliest_job": "",
+                "cpu_share_pct": 100.0})
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--results", default="results/default", help="a finished run's folder")
+    p.add_argument("--out", default="results/bench", help="folder of rule_cpu.{csv,md}")
+    args = p.parse_args(argv)
+    out = table(read(Path(args.results)))
+    folder = Path(args.out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "rule_cpu.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(out[0]))
+        w.writeheader()
+        w.writerows(out)
+    cols = list(out[0])
+    md = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    md += ["| " + " | ".join(str(r[c]) for c in cols) + " |" for r in out]
+    (folder / "rule_cpu.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
