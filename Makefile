@@ -23,14 +23,17 @@ CORES_ARG := $(if $(filter local,$(PROFILE)),--cores $(CORES))
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "== make: installing fxai and its dependencies into $(VENV) (once; pip lists each package)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --progress-bar on -e ".[$(EXTRAS)]"
 	$(BIN)/python -m pip check
 	touch $(STAMP)
+	@echo "== make: installed ($(STAMP))"
 
 # the profile writes $(RESULTS)/report.html after the run (--report-after-run)
 run: $(STAMP)
+	@echo "== make: running the workflow of $(CONFIG) into $(RESULTS) (snakemake counts the steps done)"
 	$(BIN)/python -m fxai.cli check-config $(CONFIG)
 	$(BIN)/snakemake --profile profiles/$(PROFILE) $(CORES_ARG) --configfile $(CONFIG)
 
