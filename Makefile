@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml
 
 # the profile writes $(RESULTS)/report.html after the run (--report-after-run)
 run: $(STAMP)
-	@echo "== make: running the workflow of $(CONFIG) into $(RESULTS) (snakemake counts the steps done)"
+	@echo "== make: running the workflow of $(CONFIG) into $(RESULTS) (it counts the steps done)"
 	$(BIN)/python -m fxai.cli check-config $(CONFIG)
 	$(BIN)/snakemake --profile profiles/$(PROFILE) $(CORES_ARG) --configfile $(CONFIG)
 

@@ -48,7 +48,8 @@ def _hist_gradient_splits(model) -> tuple[list[set[float]], dict[int, list]]:
     return cuts, values
 
 
-def _lightgbm_splits(model) -> list[set[float]]:
+def _lightgbm_splits(model) -> tuple[list[set[float]], dict[int, list]]:
+    """(per feature the values its splits test, no categories: LightGBM's are numbers)."""
     booster = model if hasattr(model, "dump_model") else model.booster_
     best = booster.best_iteration
     doc = booster.dump_model(num_iteration=best if best > 0 else None)
