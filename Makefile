@@ -11,7 +11,6 @@ PROFILE ?= local
 CORES ?= 2
 # pip extras of the venv (test holds the docs and slurm extras: mkdocs, the SLURM executor)
 EXTRAS ?= test
-UV_VERSION := 0.13.9
 BENCHMARKS ?= $(filter-out __init__,$(basename $(notdir $(wildcard benchmarks/*.py))))
 comma := ,
 # the `profile` key of the (last) config: results/<name>/
@@ -23,13 +22,12 @@ CORES_ARG := $(if $(filter local,$(PROFILE)),--cores $(CORES))
 
 venv: $(STAMP)
 
-# uv installs (in a quarter of pip's CPU: docs/benchmarks.md); pip stays in the venv for users
 $(STAMP): pyproject.toml
-	@echo "== make: installing fxai and its dependencies into $(VENV) (once; uv lists each package)"
+	@echo "== make: installing fxai and its dependencies into $(VENV) (once; pip lists each package)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q uv==$(UV_VERSION)
-	$(BIN)/uv pip install --python $(BIN)/python -e ".[$(EXTRAS)]"
-	$(BIN)/uv pip check --python $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install --progress-bar on -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip check
 	touch $(STAMP)
 	@echo "== make: installed ($(STAMP))"
 
