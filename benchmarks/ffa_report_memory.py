@@ -3,9 +3,10 @@
     .venv/bin/python -m benchmarks.ffa_report_memory [--runs 225] [--axps 1336060]
         [--cxps 891780] [--src DIR] [--cache DIR]
 
-Builds run records shaped like ``fxai ffa-run``'s (``events``, ``axps``, ``cxps``, ``ffa``,
-the table fields) for ``--runs`` runs (3 methods per instance, dataset ``pneumoniamnist``,
-100 pixels, AXps of ~20 and CXps of ~9 of 42 used pixels) and runs
+Builds run files shaped like ``fxai ffa-run``'s (a header line, then a record with
+``events``, ``axps``, ``cxps``, ``ffa`` and the table fields) for ``--runs`` runs (3 methods
+per instance, dataset ``pneumoniamnist``, 100 pixels, AXps of ~20 and CXps of ~9 of 42 used
+pixels) and runs
 ``fxai.report.ffa_figures.make_report`` on them in a child process, printing that process's
 peak RSS and time. The defaults are the full paper profile at 600 s: 225 runs (15 instances
 x 5 datasets x 3 methods), each with the events of a PneumoniaMNIST MARCO-S run extrapolated
@@ -112,6 +113,8 @@ def write_runs(paths: list[Path], shared: str, events: dict[str, str]) -> None:
                 f'"k": {inst}, "x": {x}, "prediction": 1, "method": "{METHODS[m]}", '
                 f'"status": "done", "time_s": 600.0, "complete": true, "switched_at": null, ')
         with p.open("w") as fh:
+            fh.write(json.dumps({"fxai_run": 1, "command": "ffa-run", "instances": [inst]})
+                     + "\n")
             fh.write(head + shared + ', "events": [')
             fh.write(events[METHODS[m]])
             fh.write("]}\n")

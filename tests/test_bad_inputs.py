@@ -186,12 +186,11 @@ CASES = {  # case: (command and arguments, with {d} the fixture's folder; messag
         "instance index 999 out of range: the test split has 26 rows"),
     "ffa-verify, a JSON list": (
         "ffa-verify --run {d}/list.json --model {d}/nbc.joblib --out {d}/out/c.json",
-        "{d}/list.json: status None is not a finished run"),
+        "{d}/list.json: last line cut off"),
     "ffa-report, a JSON object that is no run record": (
         "ffa-report --runs {d}/obj.json --figures-dir {d}/out --tables-dir {d}/out "
         "--variant paper --registry config/datasets.yaml",
-        "{d}/obj.json: not an FFA run record (missing ['dataset', 'method', 'instance', "
-        "'status'])"),
+        "{d}/obj.json: no 'fxai_run' header line: not a run file"),
     "report index, an empty provenance file": (
         "report index --results {d} --provenance {d}/empty.csv --out {d}/out/i.md",
         "provenance file {d}/empty.csv is not valid JSON"),
@@ -229,7 +228,7 @@ def mixed(runs):
          "--depth", 2, "--seed", 0, "--out", d / "bt.json"],
         ["ffa-run", "--model", d / "bt.json", "--data", d / "prep/mux6.csv", "--split",
          d / "s.json", "--instance", 0, "--method", "marco-a", "--time-limit", 5, "--out",
-         d / "ffa.json", *FFA.split()],
+         d / "ffa.jsonl", *FFA.split()],
     ]:
         assert main([str(a) for a in args]) == 0, args
     (d / "broken.yaml").write_text("a: [1\n")
@@ -254,7 +253,7 @@ MISMATCHED = {  # case: (command and arguments, with {d} the fixture's folder; m
     "ffa-run, the model of another dataset": (
         "ffa-run --model {d}/bt.json --data {d}/prep/iris.csv --split {d}/iris.json "
         "--instance 0 --method marco-a --time-limit 5 --out {o}/r.json " + FFA,
-        "model {d}/bt.json cannot explain row"),
+        "model file {d}/bt.json takes 6 features, the table {d}/prep/iris.csv has 4"),
     "cross-run, the model of another dataset": (
         "cross-run --dataset iris --family dt --model {d}/dt/mux6.joblib --split {d}/iris.json "
         "--prepared {d}/prep --out {o}/c.jsonl --instances 2 --time-limit 5 --clock cpu "
@@ -282,8 +281,8 @@ MISMATCHED = {  # case: (command and arguments, with {d} the fixture's folder; m
         "fetch mux6 --registry {d}/broken.yaml",
         "dataset registry {d}/broken.yaml is not valid YAML: YAML syntax error at line 2"),
     "ffa-verify, another model than the run's": (
-        "ffa-verify --run {d}/ffa.json --model {d}/nbc.joblib --out {o}/c.json",
-        "model file {d}/nbc.joblib is not the model the run {d}/ffa.json explained"),
+        "ffa-verify --run {d}/ffa.jsonl --model {d}/nbc.joblib --out {o}/c.jsonl",
+        "model file {d}/nbc.joblib is not the model the run {d}/ffa.jsonl explained"),
     "report figure, no results folder": (
         "report figure nbc_precision --results {d}/nowhere --out {o}",
         "results folder {d}/nowhere does not exist"),

@@ -209,12 +209,13 @@ def test_corrupt_models_stop_the_commands_that_read_them(tmp_path, capsys, stage
     assert not out.exists()
     bt = tmp_path / "bt.json"
     bt.write_text('{"learner": {"gradient_booster": ')
-    record = tmp_path / "run.json"
-    record.write_text(json.dumps({"x": [0] * 6, "status": "done"}))
+    record = tmp_path / "run.jsonl"
+    head = json.dumps(make_header("ffa-run", {}, {"model": bt}, [0]))
+    record.write_text(head + "\n" + json.dumps({"instance": 0, "x": [0] * 6}) + "\n")
     code, err = fxai(capsys, "ffa-verify", "--run", record, "--model", bt, "--out",
-                     tmp_path / "check.json")
+                     tmp_path / "check.jsonl")
     assert code == 1 and f"model file {bt} is not a valid XGBoost (JSON) model" in err
-    assert not (tmp_path / "check.json").exists()
+    assert not list(tmp_path.glob("check.jsonl*"))
 
 
 @pytest.mark.parametrize("command", ["nbc-table", "cross-table", "ffa-verify"])
@@ -222,8 +223,9 @@ def test_corrupt_run_file(tmp_path, capsys, stages, command):
     prep, res = stages
     run = res / "runs/run.jsonl"
     run.parent.mkdir(parents=True)
-    writer = "cross-run" if command == "cross-table" else "nbc-explain"
-    head = json.dumps(make_header(writer, {}, {}, [0, 1, 2]))
+    writer = {"cross-table": "cross-run", "ffa-verify": "ffa-run"}.get(command, "nbc-explain")
+    model = res / "models/nbc/mux6.joblib"
+    head = json.dumps(make_header(writer, {}, {"model": model}, [0, 1, 2]))
     run.write_text(head + '\n{"dataset": "mu\n{"dataset": "mux6", "status": "done"}\n{"a": 1}\n')
     tables = tmp_path / "tables"
     if command == "nbc-table":
@@ -231,14 +233,11 @@ def test_corrupt_run_file(tmp_path, capsys, stages, command):
                 "--out-dir", tables]
     elif command == "cross-table":
         args = [run, "--out-dir", tables]
-    else:  # an ffa-run record cut short
-        run.write_text('{"dataset": "mux6", "x": [0, 1')
-        args = ["--run", run, "--model", res / "models/nbc/mux6.joblib",
-                "--out", tables / "check.json"]
+    else:
+        args = ["--run", run, "--model", model, "--out", tables / "check.jsonl"]
     code, err = fxai(capsys, command, *args)
     assert code == 1
-    assert (f"{run}:2: not a JSON object" if command != "ffa-verify"
-            else f"run record {run} is not valid JSON") in err
+    assert f"{run}:2: not a JSON object" in err
     assert not tables.exists()
 
 

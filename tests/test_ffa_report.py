@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from ffa_files import write_run, write_runs
 
 from fxai.explain import ffa_from_axps
 from fxai.metrics.curves import instance_curves
@@ -18,7 +19,7 @@ from fxai.report.ffa_figures import (
     exact_ffa,
     figure_paths,
     make_report,
-    read_run,
+    read_runs,
     reduce_run,
     runtime_table,
     summary_table,
@@ -106,13 +107,16 @@ def test_collect_streams_and_drops_finished_instances():
 def test_duplicate_run_and_unreadable_run_fail_loudly(tmp_path):
     with pytest.raises(ValueError, match="two run records for d instance 0 marco-a"):
         collect(map(reduce_run, runs_of("d", 0) + runs_of("d", 0)[:1]))
-    bad = tmp_path / "cut.json"
-    bad.write_text(json.dumps(runs_of("d", 0)[0])[:-20])
-    with pytest.raises(ValueError, match="cut.json"):
-        read_run(bad)
-    (tmp_path / "other.json").write_text("{\"dataset\": \"d\"}")
-    with pytest.raises(ValueError, match="other.json.*missing"):
-        read_run(tmp_path / "other.json")
+    bad = write_run(tmp_path / "cut.jsonl", runs_of("d", 0)[:1])
+    bad.write_text(bad.read_text()[:-20])
+    with pytest.raises(ValueError, match="cut.jsonl, line 2: cannot read an FFA run record"):
+        list(read_runs(bad))
+    other = write_run(tmp_path / "other.jsonl", [{"dataset": "d", "instance": 0}])
+    with pytest.raises(ValueError, match="other.jsonl.*missing"):
+        list(read_runs(other))
+    nbc = write_run(tmp_path / "nbc.jsonl", runs_of("d", 0)[:1], "nbc-explain")
+    with pytest.raises(ValueError, match="a run file of 'fxai nbc-explain', not of 'fxai ffa-run'"):
+        list(read_runs(nbc))
 
 
 def _capture(monkeypatch) -> dict:
@@ -236,18 +240,11 @@ def test_runtime_table_beside_published(tmp_path):
 
 @pytest.mark.slow  # renders 20 figure files (~5 s alone, much longer on a busy machine)
 def test_make_report_writes_all_figures_and_table(tmp_path):
-    paths = []
-    for i, r in enumerate(runs_of("mnist-1vs3", 0) + runs_of("sarcasm", 4)):
-        p = tmp_path / f"r{i}.json"
-        p.write_text(json.dumps(r))
-        paths.append(p)
-    checks = []
-    for i, r in enumerate(runs_of("mnist-1vs3", 0)):  # the sarcasm runs have no check record
-        p = tmp_path / f"c{i}.json"
-        p.write_text(json.dumps({"dataset": r["dataset"], "method": r["method"],
-                                 "instance": r["instance"], "verified": i != 1,
-                                 "n_checked": 4, "n_failed": int(i == 1)}))
-        checks.append(p)
+    paths = write_runs(tmp_path / "runs", runs_of("mnist-1vs3", 0) + runs_of("sarcasm", 4))
+    checks = write_runs(tmp_path / "checks", [  # the sarcasm runs have no check record
+        {"dataset": r["dataset"], "method": r["method"], "instance": r["instance"],
+         "verified": i != 1, "n_checked": 4, "n_failed": int(i == 1)}
+        for i, r in enumerate(runs_of("mnist-1vs3", 0))], "ffa-verify")
     figs = make_report(paths, checks, tmp_path / "fig", tmp_path / "tab", registry=REGISTRY)
     pictures = tmp_path / "fig" / ffa_pictures.PICTURES
     assert sorted(figs) == sorted([*figure_paths(tmp_path / "fig"), pictures])
@@ -284,14 +281,17 @@ def test_runtime_table_hardness_columns():
 @pytest.mark.parametrize("cut", ["run", "check", "meta"])
 def test_a_cut_run_check_or_meta_file_is_named_with_its_line(tmp_path, fxai_cli, cut):
     """ffa-report stops with the file and the line of a record cut short, no traceback."""
-    files = {}
-    for name, doc in [("run", record("mnist-1vs3", 0, "marco-a", A)),
-                      ("check", {"dataset": "mnist-1vs3", "method": "marco-a", "instance": 0,
-                                 "verified": True}),
-                      ("meta", {"dataset": "mnist-1vs3", "trees": 5, "depth": 3})]:
-        text = json.dumps(doc, indent=1)
-        files[name] = tmp_path / f"{name}.json"
-        files[name].write_text(text[:len(text) // 2] if name == cut else text)
+    files = {
+        "run": write_run(tmp_path / "run.jsonl", [record("mnist-1vs3", 0, "marco-a", A)]),
+        "check": write_run(tmp_path / "check.jsonl", [{"dataset": "mnist-1vs3", "method":
+                                                       "marco-a", "instance": 0,
+                                                       "verified": True}], "ffa-verify"),
+        "meta": tmp_path / "meta.json"}
+    text = json.dumps({"dataset": "mnist-1vs3", "trees": 5, "depth": 3}, indent=1)
+    files["meta"].write_text(text)
+    cut_text = files[cut].read_text()
+    files[cut].write_text(cut_text[:len(cut_text) // 2 + 3] if cut == "meta"
+                          else cut_text[:-len(cut_text) // 4])
     code, err = fxai_cli("ffa-report", "--runs", files["run"], "--checks", files["check"],
                          "--models", files["meta"], "--figures-dir", tmp_path / "fig",
                          "--tables-dir", tmp_path / "tab", "--registry", REGISTRY,

@@ -1,12 +1,15 @@
 """Anytime FFA runs end to end on tiny brute-force models: all three methods agree."""
 
+import os
+import signal
+import threading
 import time
 
 import numpy as np
 import pytest
 
 from fxai import explain
-from fxai.commands.ffa_run import run_instance
+from fxai.commands.ffa_run import in_own_process, run_instance
 from fxai.data.split import pick_instance
 from fxai.metrics.curves import instance_curves
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
@@ -90,3 +93,36 @@ def test_unknown_method_is_rejected():
     with pytest.raises(ValueError, match="method"):
         run_instance(BruteForceOracle(*table_model(1)), "marco-x", 1)
 
+
+
+def test_an_instance_runs_in_its_own_process():
+    model = table_model(2)
+    rec = in_own_process(lambda: run_instance(BruteForceOracle(*model), "marco-s", 60)
+                         | {"pid": os.getpid()})
+    assert rec["pid"] != os.getpid() and rec["complete"]
+    assert {tuple(sorted(a)) for a in rec["axps"]} == all_axps(BruteForceOracle(*model))
+
+
+def test_an_error_in_the_instance_process_is_raised_here():
+    def fails():
+        raise ValueError("boom in the child")
+
+    with pytest.raises(ValueError, match="boom in the child"):
+        in_own_process(fails)
+    with pytest.raises(RuntimeError, match="without a result"):
+        in_own_process(lambda: os.kill(os.getpid(), signal.SIGKILL))
+
+
+def test_sigterm_stops_the_instance_and_its_process():
+    def stop(signum, frame):
+        raise SystemExit("SIGTERM received")
+
+    old = signal.signal(signal.SIGTERM, stop)
+    try:
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        start = time.monotonic()
+        with pytest.raises(SystemExit, match="SIGTERM"):
+            in_own_process(lambda: time.sleep(30) or {})
+        assert time.monotonic() - start < 10  # the child was killed, not waited for
+    finally:
+        signal.signal(signal.SIGTERM, old)

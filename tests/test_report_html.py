@@ -61,22 +61,20 @@ def test_provenance_lists_every_code_version_in_the_results(tmp_path: Path, monk
 
     res = tmp_path / "res"
     (tmp_path / "m.bin").write_bytes(b"model")
-    for version, name in (("0.1.0+gaaaaaaaaaaaa", "nbc/a.jsonl"), ("0.1.0+gbbbbbbbbbbbb",
-                                                                   "xpg/b.jsonl")):
+    for version, name in (("0.1.0+gaaaaaaaaaaaa", "nbc/a.jsonl"),
+                          ("0.1.0+gaaaaaaaaaaaa", "ffa/toy/marco-a/0.jsonl"),
+                          ("0.1.0+gbbbbbbbbbbbb", "xpg/b.jsonl")):
         monkeypatch.setenv("FXAI_CODE_VERSION", version)
         with RunWriter(res / "runs" / name, "t", {}, {"model": tmp_path / "m.bin"}, [0]) as run:
             run.write({"instance": 0})
     nbc.save(nbc.train([[0], [1]], [0, 1], [2]), res / "models" / "nbc" / "a.joblib", {})
-    ffa = res / "runs" / "ffa" / "toy" / "marco-a" / "0.json"
-    ffa.parent.mkdir(parents=True)
-    ffa.write_text(json.dumps({"code_version": "0.1.0+gaaaaaaaaaaaa", "events": [[0.1] * 99]}))
     (res / "models" / "dt").mkdir()
     (res / "models" / "dt" / "old.meta.json").write_text("{}")  # written before stamping
     prov = provenance.write({"profile": "toy"}, tmp_path / "p.json", tmp_path / "p.html", res)
     assert prov["code_versions"] == {
-        "0.1.0+gaaaaaaaaaaaa": {"run files": 1, "model metas": 0, "FFA records": 1},
-        "0.1.0+gbbbbbbbbbbbb": {"run files": 1, "model metas": 1, "FFA records": 0},
-        UNKNOWN: {"run files": 0, "model metas": 1, "FFA records": 0}}
+        "0.1.0+gaaaaaaaaaaaa": {"run files": 2, "model metas": 0},
+        "0.1.0+gbbbbbbbbbbbb": {"run files": 1, "model metas": 1},
+        UNKNOWN: {"run files": 0, "model metas": 1}}
     page = (tmp_path / "p.html").read_text()
     assert "made by 3 code versions" in page and "0.1.0+gbbbbbbbbbbbb" in page
     assert json.loads((tmp_path / "p.json").read_text())["code_versions"] == prov["code_versions"]

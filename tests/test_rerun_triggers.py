@@ -87,7 +87,9 @@ RESULT_KEYS = {
     "ffa.model.trees": (20, [f"{RES}/models/bt/{ds}.json" for ds in BT_DEFAULT]),
     "ffa.model.depth": (4, [f"{RES}/models/bt/{ds}.json" for ds in BT_DEFAULT]),
     "ffa.models": ({"breast-cancer": {"trees": 12}}, [f"{RES}/models/bt/breast-cancer.json"]),
-    "ffa.instances": (2, ["ffa_report"]),  # instance k does not depend on how many
+    # the part's instances change (a rerun keeps those already in the run file)
+    "ffa.instances": (2, FFA_RUNS),
+    "ffa.instances_per_job": (1, FFA_RUNS),  # the jobs' instances
     "ffa.methods": (["marco-a", "marco-c"], ["ffa_report"]),
     "ffa.time_limit": (5, FFA_RUNS),
     "ffa.clock": ("wall", FFA_RUNS),
@@ -302,7 +304,7 @@ def test_changed_registry_entry_reruns_that_dataset_only(work, ds):
 def test_deleted_run_file_is_rebuilt(work):
     """A run file lost (e.g. by a failed forced rerun) is rebuilt although its table is
     newer: the table declares every run file as an input."""
-    run = work / RES / "runs" / "ffa" / "breast-cancer" / "marco-a" / "0.json"
+    run = work / RES / "runs" / "ffa" / "breast-cancer" / "marco-a" / "0.jsonl"
     kept = run.with_name("kept")
     run.rename(kept)
     try:

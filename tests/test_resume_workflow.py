@@ -1,12 +1,12 @@
 """Kill tests under plain snakemake: each explaining rule (nbc_explain, xpg_explain,
 cross_run, ffa_run) is killed in the middle of its run, rerun, and must keep the finished
-lines byte for byte, recompute only the rest, and end equal to an uninterrupted run
-(time fields aside). A SIGKILL leaves snakemake's lock behind: the rerun must say to run
-``snakemake --unlock``. Config: tests/configs/resume.yaml."""
+lines byte for byte, recompute only the rest (an FFA instance cut by the kill restarts from
+zero), and end equal to an uninterrupted run (time fields aside). A SIGKILL leaves
+snakemake's lock behind: the rerun must say to run ``snakemake --unlock``. Config:
+tests/configs/resume.yaml."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -103,19 +103,22 @@ def rerun(work: Path, target: str, sig: int) -> None:
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
 
-@pytest.mark.parametrize("rule, out, log, sig", [
-    ("nbc_explain", "runs/nbc/xd6.jsonl", "logs/nbc/explain_xd6.log", signal.SIGTERM),
+@pytest.mark.parametrize("rule, out, log, sig, lines", [
+    ("nbc_explain", "runs/nbc/xd6.jsonl", "logs/nbc/explain_xd6.log", signal.SIGTERM, 4),
     ("xpg_explain", "runs/xpg/dt_breast-cancer.jsonl", "logs/xpg/explain_dt_breast-cancer.log",
-     signal.SIGKILL),
+     signal.SIGKILL, 4),
     ("cross_run", "runs/cross/dt_breast-cancer.jsonl", "logs/cross/dt_breast-cancer.log",
-     signal.SIGTERM),
+     signal.SIGTERM, 4),
+    ("ffa_run", "runs/ffa/breast-cancer/marco-a/0.jsonl",
+     "logs/ffa/run_breast-cancer_marco-a_0.log", signal.SIGTERM, 2),
 ])
-def test_killed_run_file_resumes(work, monkeypatch, rule, out, log, sig):
+def test_killed_run_file_resumes(work, monkeypatch, rule, out, log, sig, lines):
+    """Killed once ``lines`` lines (the header, then records) are in the partial."""
     out, target = work / RES / out, f"{RES}/{out}"
     part = partial_path(out)
     proc = snakemake(work, target, wait=False)
     deadline = time.monotonic() + 300
-    while len(lines_of(part)) < 4 and proc.poll() is None and time.monotonic() < deadline:
+    while len(lines_of(part)) < lines and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc.poll() is None, f"{rule} finished before it could be killed"
     printed = kill(proc, sig)
@@ -134,33 +137,3 @@ def test_killed_run_file_resumes(work, monkeypatch, rule, out, log, sig):
     ref = work / "ref" / out.name
     reference(work, printed, out, ref, monkeypatch)
     assert normalised(recs) == normalised(run_records(ref))
-
-
-def test_killed_ffa_runs_resume(work, monkeypatch):
-    runs = work / RES / "runs" / "ffa" / "breast-cancer" / "marco-a"
-    targets = [f"{RES}/runs/ffa/breast-cancer/marco-a/{k}.json" for k in range(3)]
-    proc = snakemake(work, *targets, wait=False)
-    deadline = time.monotonic() + 300
-    while not (list(runs.glob("*.json")) and list(runs.glob("*.json.partial"))):
-        assert proc.poll() is None and time.monotonic() < deadline, "finished before the kill"
-        time.sleep(0.02)
-    printed = kill(proc, signal.SIGTERM)
-    (killed,) = [p.name.removesuffix(".partial") for p in runs.glob("*.json.partial")]
-    finished = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in runs.glob("*.json")}
-    assert killed not in finished
-    r = snakemake(work, *targets)
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert finished == {n: ((runs / n).read_bytes(), (runs / n).stat().st_mtime_ns)
-                        for n in finished}  # untouched
-    ran = re.findall(r"^(?:local)?rule ffa_run:", r.stdout + r.stderr, re.M)
-    assert len(ran) == 3 - len(finished)  # the killed run and those not started, only
-    assert "restarts from zero" in (work / RES / "logs/ffa" /
-                                    f"run_breast-cancer_marco-a_{killed[0]}.log").read_text()
-    assert not list(runs.glob("*.partial"))
-    for k in sorted({0, 1, 2} - {int(n[0]) for n in finished}):
-        ref = work / "ref" / "ffa" / f"{k}.json"
-        printed += r.stdout + r.stderr
-        reference(work, printed, runs / f"{k}.json", ref, monkeypatch)
-        rec = json.loads((runs / f"{k}.json").read_text())
-        assert rec["status"] == "done" and normalised(rec) == normalised(json.loads(
-            ref.read_text()))

@@ -190,6 +190,25 @@ def iter_records(path: str | Path, command: str | None = None) -> Iterator[dict]
     yield from iter_run(path, command)[1]
 
 
+def header_of(path: str | Path, line: str, command: str | None = None) -> dict:
+    """The header that the first ``line`` of the run file ``path`` holds, checked to be one
+    of ``command`` when given; an error naming the file otherwise."""
+    try:
+        head = json.loads(line)
+    except ValueError:
+        head = None
+    if not is_header(head):
+        raise _not_a_run_file(Path(path))
+    _check_command(Path(path), head, command)
+    return head
+
+
+def _check_command(path: Path, head: dict, command: str | None) -> None:
+    if command is not None and head.get("command") != command:
+        raise RunFileError(f"{path}: a run file of 'fxai {head.get('command')}', not of "
+                           f"'fxai {command}'; pass the run files {command} writes")
+
+
 def iter_run(path: str | Path, command: str | None = None) -> tuple[dict, Iterator[dict]]:
     """``(header, records)`` of a complete run file, the records as :func:`iter_records`
     yields them; a half-finished file (or one of another command) is refused at once."""
@@ -198,9 +217,7 @@ def iter_run(path: str | Path, command: str | None = None) -> tuple[dict, Iterat
     if "instances" in head and n < len(head["instances"]):  # more: bad lines, found below
         raise RunFileError(f"{path}: incomplete run file, {n} of {len(head['instances'])} "
                            "instances written; rerun its rule (it resumes from the .partial file)")
-    if command is not None and head.get("command") != command:
-        raise RunFileError(f"{path}: a run file of 'fxai {head.get('command')}', not of "
-                           f"'fxai {command}'; pass the run files {command} writes")
+    _check_command(path, head, command)
     return head, _records(path, head)
 
 

@@ -1,6 +1,7 @@
 # Anytime FFA (Figures 1-10, Table 1): XGBoost per dataset, then one job per (dataset,
-# method, instance) running MARCO-A / -C / -S with a time limit (events streamed), one job
-# checking every explanation of that run, then the figures and the runtime table.
+# method, part of ffa.instances_per_job instances) running MARCO-A / -C / -S on each of its
+# instances with a time limit (a run file that resumes at the instance a kill stopped), one
+# job checking every explanation of that run file, then the figures and the runtime table.
 import sys
 
 FFA = config["ffa"]
@@ -8,6 +9,9 @@ FFA_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
 FFA_DATASETS = [ds for ds in datasets_of("ffa") if ds not in FFA_SKIP]
 FFA_METHODS = FFA["methods"]
 FFA_K = range(FFA["instances"])
+# the instances of each job (part): ffa.instances_per_job at a time
+FFA_PARTS = [list(FFA_K)[i:i + FFA["instances_per_job"]]
+             for i in range(0, len(FFA_K), FFA["instances_per_job"])]
 FFA_SWITCH = FFA["switch"]
 FFA_FXAI = f"{sys.executable} -m fxai.cli"
 FFA_FIGS = [f"{RESULTS}/figures/ffa_fig{n}_{m}.{ext}"
@@ -53,11 +57,12 @@ rule ffa_run:
         data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
     output:
-        f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{k}}.json",
+        f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{part}}.jsonl",
     wildcard_constraints:
         method="marco-[acs]",
-        k=r"\d+",
+        part=r"\d+",
     params:
+        instances=lambda w: " ".join(str(k) for k in FFA_PARTS[int(w.part)]),
         time_limit=FFA["time_limit"],
         seed=config["seed"],
         clock=FFA["clock"],
@@ -67,37 +72,39 @@ rule ffa_run:
     group:
         "ffa"
     resources:
-        runtime=lambda w, attempt: runtime_min(FFA["time_limit"], attempt),
+        runtime=lambda w, attempt: runtime_min(
+            len(FFA_PARTS[int(w.part)]) * FFA["time_limit"], attempt),
         mem_mb=FFA["mem_mb"],
     benchmark:
-        benchmark_path("ffa/run_{ds}_{method}_{k}")
+        benchmark_path("ffa/run_{ds}_{method}_{part}")
     log:
-        log_path("ffa/run_{ds}_{method}_{k}"),
+        log_path("ffa/run_{ds}_{method}_{part}"),
     shell:
         "{FFA_FXAI} ffa-run --model {input.model} --data {input.data} --split {input.split}"
-        " --instance {wildcards.k} --method {wildcards.method} --time-limit {params.time_limit}"
+        " --instance {params.instances} --method {wildcards.method} --time-limit {params.time_limit}"
         " --seed {params.seed} --clock {params.clock} {params.switch}"
         " {params.unit} --out {output} > {log} 2>&1"
 
 
 rule ffa_verify:
     input:
-        run=f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{k}}.json",
+        run=f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{part}}.jsonl",
         model=f"{RESULTS}/models/bt/{{ds}}.json",
     output:
-        f"{RESULTS}/checks/ffa/{{ds}}/{{method}}/{{k}}.json",
+        f"{RESULTS}/checks/ffa/{{ds}}/{{method}}/{{part}}.jsonl",
     wildcard_constraints:
         method="marco-[acs]",
-        k=r"\d+",
+        part=r"\d+",
     group:
         "ffa"
     resources:
-        runtime=lambda w, attempt: runtime_min(FFA["time_limit"], attempt),
+        runtime=lambda w, attempt: runtime_min(
+            len(FFA_PARTS[int(w.part)]) * FFA["time_limit"], attempt),
         mem_mb=FFA["mem_mb"],
     benchmark:
-        benchmark_path("ffa/verify_{ds}_{method}_{k}")
+        benchmark_path("ffa/verify_{ds}_{method}_{part}")
     log:
-        log_path("ffa/verify_{ds}_{method}_{k}"),
+        log_path("ffa/verify_{ds}_{method}_{part}"),
     shell:
         "{FFA_FXAI} ffa-verify --run {input.run} --model {input.model} --out {output}"
         " > {log} 2>&1"
@@ -105,10 +112,10 @@ rule ffa_verify:
 
 rule ffa_report:
     input:
-        runs=expand(f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{k}}.json", ds=FFA_DATASETS,
-                    method=FFA_METHODS, k=FFA_K),
-        checks=expand(f"{RESULTS}/checks/ffa/{{ds}}/{{method}}/{{k}}.json", ds=FFA_DATASETS,
-                      method=FFA_METHODS, k=FFA_K),
+        runs=expand(f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{part}}.jsonl", ds=FFA_DATASETS,
+                    method=FFA_METHODS, part=range(len(FFA_PARTS))),
+        checks=expand(f"{RESULTS}/checks/ffa/{{ds}}/{{method}}/{{part}}.jsonl",
+                      ds=FFA_DATASETS, method=FFA_METHODS, part=range(len(FFA_PARTS))),
         models=expand(f"{RESULTS}/models/bt/{{ds}}.meta.json", ds=FFA_DATASETS),
     output:
         FFA_FIGS,

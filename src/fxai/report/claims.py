@@ -58,10 +58,11 @@ class Evidence:
         curves as in Figure 1)``; empty without FFA runs."""
         from fxai.report.ffa_figures import METHODS, collect, load_runs
 
-        runs = self.res.run_files("ffa")
+        runs = [p for p in self.res.run_files("ffa") if p.suffix == ".jsonl"]
         if not runs:
             return {}, {}
-        agg = collect(load_runs(runs, sorted((self.res.root / "checks" / "ffa").rglob("*.json"))))
+        checks = sorted((self.res.root / "checks" / "ffa").rglob("*.jsonl"))
+        agg = collect(load_runs(runs, checks))
         meta = pd.DataFrame(agg.metas)
         done = meta[meta["status"] == "done"]
         times = {m: float(done.loc[done["method"] == m, "time_s"].mean()) for m in METHODS}

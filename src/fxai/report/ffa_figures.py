@@ -20,7 +20,7 @@ and their check records.
   of AXps and CXps, switches, exact-FFA disagreements.
 * FFA pictures of the image datasets (:mod:`fxai.report.ffa_pictures`).
 
-Memory: run files are read one at a time and streamed (:func:`read_run`); each run is kept
+Memory: run files are read one at a time and streamed (:func:`read_runs`); each run is kept
 only as its table fields and at most ``MAX_POINTS`` AXp steps until its instance is
 complete, then as the instance's curves. The figures and tables are those of reading every
 record whole.
@@ -47,7 +47,8 @@ from fxai.metrics.curves import (
     steps_curves,
 )
 from fxai.report.canvas import new_figure
-from fxai.report.stream_json import parse_object
+from fxai.report.stream_json import parse_objects
+from fxai.runfile import header_of, incomplete, iter_records
 from fxai.version import stamped
 
 LOG = logging.getLogger("fxai.ffa_figures")
@@ -183,21 +184,35 @@ def reduce_run(record: Mapping, check: Mapping | None = None,
     return red.result(check, "run record")
 
 
-def read_run(path: str | Path, check: Mapping | None = None,
-             max_points: int | None = MAX_POINTS) -> ReducedRun:
-    """Read and reduce the run file of ``fxai ffa-run`` at ``path`` (the one place run files
-    are read): the ``axps`` and ``events`` arrays are streamed, never held, so memory stays
-    at a few MB whatever the run's size."""
-    fields: dict = {}
-    red = _Reducer(fields, max_points)
-    try:
-        with Path(path).open() as fh:
-            parse_object(fh, {"axps": red.axps.add, "events": red.event, "cxps": _drop},
-                         out=fields)
-    except (OSError, ValueError) as err:
-        raise DataError(f"{path}: cannot read an FFA run record: {err}; it is corrupt or cut "
-                        "short: delete it and rerun the rule that writes it") from err
-    return red.result(check, str(path))
+def read_runs(path: str | Path, max_points: int | None = MAX_POINTS) -> Iterator[ReducedRun]:
+    """Read and reduce the records of an ``fxai ffa-run`` run file one at a time, in one pass
+    (the one place run files are read): the ``axps`` and ``events`` arrays are streamed,
+    never held, so memory stays at a few MB whatever the run's size. A file cut short or
+    half-written, or one of another command, is an error naming it."""
+    path = Path(path)
+    red = _Reducer({}, max_points)
+
+    def start() -> tuple[dict, dict]:
+        nonlocal red
+        red = _Reducer({}, max_points)
+        return {"axps": red.axps.add, "events": red.event, "cxps": _drop}, red.fields
+
+    ids: list = []
+    with path.open() as fh:
+        head = header_of(path, fh.readline(), "ffa-run")
+        try:
+            for _ in parse_objects(fh, start):
+                run = red.result(None, str(path))
+                ids.append(run.meta["instance"])
+                yield run
+        except ValueError as err:
+            raise DataError(f"{path}, line {len(ids) + 2}: cannot read an FFA run record: "
+                            f"{err}; it is corrupt or cut short: delete the file and rerun "
+                            "the rule that writes it (ffa_run)") from err
+    missing = incomplete(head, [{"instance": i} for i in ids])
+    if missing:
+        raise DataError(f"{path}: incomplete run file, {missing}; rerun the rule that writes "
+                        "it (ffa_run; it resumes from the .partial file)")
 
 
 def _drop(_: object) -> None:
@@ -205,26 +220,27 @@ def _drop(_: object) -> None:
 
 
 def read_checks(paths: Iterable[str | Path]) -> dict[tuple, dict]:
-    """Check records of ``fxai ffa-verify`` by ``(dataset, method, instance)``."""
+    """Check records of ``fxai ffa-verify`` (its run files) by ``(dataset, method,
+    instance)``."""
     found = {}
     for p in paths:
-        c = read_json(p, "FFA check record")
-        if not isinstance(c, dict) or not {"dataset", "method", "instance"} <= c.keys():
-            raise DataError(f"FFA check record {p} lacks dataset, method or instance; delete it "
-                            "and rerun the rule that writes it (ffa_verify)")
-        found[c["dataset"], c["method"], c["instance"]] = c
+        for c in iter_records(p, "ffa-verify"):
+            if not isinstance(c, dict) or not {"dataset", "method", "instance"} <= c.keys():
+                raise DataError(f"FFA check record in {p} lacks dataset, method or instance; "
+                                "delete the file and rerun the rule that writes it (ffa_verify)")
+            found[c["dataset"], c["method"], c["instance"]] = c
     return found
 
 
 def load_runs(paths: Iterable[str | Path], checks: Iterable[str | Path] = (),
               max_points: int | None = MAX_POINTS) -> Iterator[ReducedRun]:
-    """The run files read and reduced one at a time."""
+    """The records of the run files read and reduced one at a time."""
     found = read_checks(checks)
     for p in paths:
-        r = read_run(p, None, max_points)
-        key = (r.meta["dataset"], r.meta["method"], r.meta["instance"])
-        r.meta |= {k: found.get(key, {}).get(k) for k in CHECK_FIELDS}
-        yield r
+        for r in read_runs(p, max_points):
+            key = (r.meta["dataset"], r.meta["method"], r.meta["instance"])
+            r.meta |= {k: found.get(key, {}).get(k) for k in CHECK_FIELDS}
+            yield r
 
 
 def exact_ffa(runs: Mapping[str, ReducedRun]) -> tuple[dict[int, float], int, bool] | None:

@@ -7,7 +7,6 @@ import html
 import json
 import os
 import platform
-import re
 import subprocess
 from collections import Counter
 from importlib import metadata
@@ -16,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from fxai.report.html import page
-from fxai.version import UNKNOWN, stamped
+from fxai.version import stamped
 
 PACKAGES = (
     "fxai",
@@ -59,32 +58,26 @@ def git_commit(repo: str | Path = ".") -> str:
     return desc.stdout.strip() or "unknown"
 
 
-KINDS = ("run files", "model metas", "FFA records")
-_FFA_VERSION = re.compile(r'^\{"code_version": "([^"]*)"')
+KINDS = ("run files", "model metas")
 
 
 def code_versions(results: str | Path) -> dict[str, dict[str, int]]:
     """``{code version: {kind: number of files}}`` of a results folder: the header of every
-    run file (``runs/*/*.jsonl``), every model's ``.meta.json`` and every FFA run record
-    (``runs/ffa/<ds>/<method>/<k>.json``, whose first key is its code version, so only the
-    start of a record is read)."""
+    run file (``runs/*/*.jsonl`` and the FFA runs' ``runs/ffa/<ds>/<method>/<part>.jsonl``) and
+    every model's ``.meta.json``."""
     found: dict[str, Counter] = {}
 
     def add(version: str, kind: str) -> None:
         found.setdefault(version, Counter())[kind] += 1
 
     root = Path(results)
-    for path in sorted(root.glob("runs/*/*.jsonl")):
+    for path in sorted([*root.glob("runs/*/*.jsonl"), *root.glob("runs/ffa/*/*/*.jsonl")]):
         with path.open() as fh:
             head = _json_or_none(fh.readline())
         add(stamped(head), "run files")
     for path in sorted(root.glob("models/*/*.meta.json")):
         meta = _json_or_none(path.read_text())
         add(stamped(meta), "model metas")
-    for path in sorted(root.glob("runs/ffa/*/*/*.json")):
-        with path.open() as fh:
-            m = _FFA_VERSION.match(fh.read(200))
-        add(m.group(1) if m else UNKNOWN, "FFA records")
     return {v: {k: c[k] for k in KINDS} for v, c in sorted(found.items())}
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TextIO
 
 _WS = re.compile(r"\s*")
@@ -100,7 +100,31 @@ def parse_object(fh: TextIO, arrays: Mapping[str, Callable[[Any], None]],
     is returned as its number of elements. The fields are put into ``out`` (when given) as
     they are read, so a callback can see the fields before its own."""
     b = _Buffer(fh, chunk)
-    out = {} if out is None else out
+    out = _fields(b, arrays, {} if out is None else out)
+    if b.peek():
+        raise ValueError(f"text after the JSON object: {b.buf[b.pos:b.pos + 20]!r}")
+    return out
+
+
+def parse_objects(fh: TextIO, start: Callable[[], tuple[Mapping[str, Callable[[Any], None]],
+                                                        dict]],
+                  chunk: int = 1 << 20) -> Iterator[dict]:
+    """Each JSON object of ``fh`` in turn (JSON Lines, or objects one after another), read as
+    :func:`parse_object` reads one; ``start()`` gives each object its ``(arrays, out)``.
+
+    >>> import io
+    >>> seen = []
+    >>> text = '{"n": 1, "big": [[1]]}\\n{"n": 2, "big": []}\\n'
+    >>> list(parse_objects(io.StringIO(text), lambda: ({"big": seen.append}, {})))
+    [{'n': 1, 'big': 1}, {'n': 2, 'big': 0}]
+    """
+    b = _Buffer(fh, chunk)
+    while b.peek():
+        arrays, out = start()
+        yield _fields(b, arrays, out)
+
+
+def _fields(b: _Buffer, arrays: Mapping[str, Callable[[Any], None]], out: dict) -> dict:
     b.take("{")
     if b.peek() == "}":
         b.take("}")
@@ -135,6 +159,4 @@ def parse_object(fh: TextIO, arrays: Mapping[str, Callable[[Any], None]],
             b.take("}")
             break
         b.take(",")
-    if b.peek():
-        raise ValueError(f"text after the JSON object: {b.buf[b.pos:b.pos + 20]!r}")
     return out
