@@ -2,7 +2,11 @@
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy.stats import kendalltau
 
 from fxai.metrics import (
     dense_ranks,
@@ -13,6 +17,7 @@ from fxai.metrics import (
     rbo_ext,
     rbo_ext_code,
 )
+from fxai.metrics.ffa import tau_b
 
 
 def test_error_is_manhattan_over_union():
@@ -120,3 +125,22 @@ def test_kl_divergence_worked_values():
 def test_unknown_variant_is_rejected():
     with pytest.raises(ValueError, match="variant"):
         kendall_tau({0: 1}, {0: 1}, variant="authors")
+
+
+# FFA-like values: few levels, so that ties are common
+_levels = st.sampled_from([0.0, 0.1, 0.25, 1 / 3, 0.5, 2 / 3, 1.0])
+
+
+@given(st.integers(2, 40).flatmap(lambda n: st.tuples(st.lists(_levels, min_size=n, max_size=n),
+                                                      st.lists(_levels, min_size=n, max_size=n))))
+def test_tau_b_is_scipys_statistic_bit_for_bit(xy):
+    x, y = xy
+    ours, theirs = tau_b(x, y), float(kendalltau(x, y).statistic)
+    assert (math.isnan(ours) and math.isnan(theirs)) or ours == theirs
+
+
+def test_tau_b_of_distinct_values_is_scipys():
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 10, 60):
+        x, y = rng.random(n), rng.random(n)
+        assert tau_b(x, y) == float(kendalltau(x, y).statistic)
