@@ -1,15 +1,16 @@
-"""CPU time of a finished workflow run per kind of job, from snakemake's benchmark files.
+"""CPU time of a finished workflow run per kind of job, from the usage lines of its job logs.
 
     .venv/bin/python -m benchmarks.rule_cpu [--results results/default] [--out results/bench]
 
-Every rule writes a benchmark file per job (``benchmark:``, under
-``results/<profile>/benchmarks/<part>/<job>.tsv``): snakemake's wall seconds ``s`` and
-``cpu_time``, the user + system seconds of the job's processes. A job's kind is its folder and
-the first word of its name (``ffa/run_digits-5vs8_marco-a_0`` -> ``ffa/run``; a cross run
+Every fxai command of a workflow job ends its log (``results/<profile>/logs/<part>/<job>.log``)
+with ``fxai usage: cpu_s=.. user_s=.. system_s=.. max_rss_mb=.. wall_s=..`` (``fxai.cli``: the
+user + system seconds of the command's process and its children). A job's kind is its folder
+and the first word of its name (``ffa/run_digits-5vs8_marco-a_0`` -> ``ffa/run``; a cross run
 ``cross/nbc_zoo`` -> ``cross/nbc``, the family). Prints and writes one row per kind: jobs,
-CPU seconds in all, per job (mean) and the costliest job, the share of the run's CPU; then
-the total. The run's own CPU outside the jobs (snakemake planning, the install) is not in
-these files: ``/usr/bin/time make run`` gives the whole.
+CPU seconds in all, per job (mean) and the costliest job, the share of the run's CPU, the
+largest peak memory (MB: what ``mem_mb`` must cover); then the total. The run's own CPU
+outside the jobs (snakemake planning, the install) is not in these logs:
+``/usr/bin/time make run`` gives the whole.
 """
 
 from __future__ import annotations
@@ -19,23 +20,35 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
+PREFIX = "fxai usage: "
+
+
+def usage(path: Path) -> dict[str, float] | None:
+    """The last usage line of a log as numbers, or None when it has none."""
+    lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.startswith(PREFIX)]
+    if not lines:
+        return None
+    try:
+        return {k: float(v) for k, v in (kv.split("=") for kv in lines[-1][len(PREFIX):].split())}
+    except ValueError:
+        raise SystemExit(f"{path}: unreadable usage line {lines[-1]!r}") from None
+
 
 def read(results: Path) -> list[dict]:
-    """One row per benchmark file: kind, job, wall s, CPU s."""
+    """One row per job log with a usage line: kind, job, wall s, CPU s, peak MB."""
     rows = []
-    for path in sorted((results / "benchmarks").rglob("*.tsv")):
-        with path.open() as f:
-            records = list(csv.DictReader(f, delimiter="\t"))
-        if not records:
-            raise SystemExit(f"{path}: an empty benchmark file (a job still running?)")
-        job = path.relative_to(results / "benchmarks").with_suffix("").as_posix()
+    for path in sorted((results / "logs").rglob("*.log")):
+        u = usage(path)
+        if u is None:  # a job that is not an fxai command, or still running
+            continue
+        job = path.relative_to(results / "logs").with_suffix("").as_posix()
         folder, _, stem = job.rpartition("/")
         rows.append({"kind": f"{folder}/{stem.split('_')[0]}" if folder else stem.split("_")[0],
-                     "job": job, "wall_s": float(records[-1]["s"]),
-                     "cpu_s": float(records[-1]["cpu_time"])})
+                     "job": job, "wall_s": u["wall_s"], "cpu_s": u["cpu_s"],
+                     "max_rss_mb": u["max_rss_mb"]})
     if not rows:
-        raise SystemExit(f"no benchmark files under {results / 'benchmarks'}: run the workflow "
-                         "first (make run)")
+        raise SystemExit(f"no job logs with a usage line under {results / 'logs'}: run the "
+                         "workflow first (make run)")
     return rows
 
 
@@ -51,10 +64,11 @@ def table(rows: list[dict]) -> list[dict]:
         out.append({"kind": kind, "jobs": len(jobs), "cpu_s": round(cpu, 1),
                     "cpu_per_job_s": round(cpu / len(jobs), 2),
                     "costliest_job": f"{top['job']} ({top['cpu_s']:.1f} s)",
-                    "cpu_share_pct": round(100 * cpu / total, 1)})
+                    "cpu_share_pct": round(100 * cpu / total, 1),
+                    "max_rss_mb": max(j["max_rss_mb"] for j in jobs)})
     out.append({"kind": "all jobs", "jobs": len(rows), "cpu_s": round(total, 1),
                 "cpu_per_job_s": round(total / len(rows), 2), "costliest_job": "",
-                "cpu_share_pct": 100.0})
+                "cpu_share_pct": 100.0, "max_rss_mb": max(r["max_rss_mb"] for r in rows)})
     return out
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import fxai
-from fxai.cli import ALIASES, command_names, main
+from benchmarks import rule_cpu
+from fxai.cli import ALIASES, USAGE_ENV, command_names, main
 
 
 def run(capsys, *args):
@@ -31,6 +32,26 @@ def test_help_lists_every_command_on_one_line(capsys):
 def test_version(capsys):
     code, out, _ = run(capsys, "--version")
     assert code == 0 and out.strip() == f"fxai {fxai.__version__}"
+
+
+def test_a_workflow_job_ends_its_log_with_its_usage(capsys, monkeypatch, tmp_path):
+    """With FXAI_JOB_USAGE set (the workflow sets it), every command, even one that fails,
+    ends with a usage line that benchmarks.rule_cpu reads from the job's log."""
+    monkeypatch.delenv(USAGE_ENV, raising=False)
+    assert "fxai usage:" not in run(capsys, "--version")[2]
+    monkeypatch.setenv(USAGE_ENV, "1")
+    logs = tmp_path / "results" / "logs" / "ffa"
+    logs.mkdir(parents=True)
+    for name, args in (("run_a_marco-a_0", ["--version"]), ("run_b_marco-c_0", ["split"])):
+        code, _, err = run(capsys, *args)
+        assert err.splitlines()[-1].startswith("fxai usage: cpu_s=")
+        (logs / f"{name}.log").write_text(err)
+    (logs / "train_bt_x.log").write_text("not an fxai command's log\n")  # left out
+    rows = rule_cpu.read(tmp_path / "results")
+    assert [r["job"] for r in rows] == ["ffa/run_a_marco-a_0", "ffa/run_b_marco-c_0"]
+    assert all(r["cpu_s"] > 0 and r["max_rss_mb"] > 1 and r["wall_s"] >= 0 for r in rows)
+    (total,) = [r for r in rule_cpu.table(rows) if r["kind"] == "all jobs"]
+    assert total["jobs"] == 2 and total["cpu_s"] == round(sum(r["cpu_s"] for r in rows), 1)
 
 
 def test_old_name_still_works_and_says_it_is_deprecated(capsys):

@@ -11,8 +11,10 @@ import argparse
 import ast
 import importlib
 import importlib.util
+import os
 import pkgutil
 import sys
+import time
 from pathlib import Path
 
 import fxai
@@ -22,6 +24,10 @@ from fxai.errors import DataError, FetchError, ModelError, NearTieError, ScoreEr
 #: errors of the input (files, values), printed on one line without a traceback; so is an
 #: OSError naming a file (missing, unreadable, a folder)
 INPUT_ERRORS = (DataError, FetchError, ModelError, NearTieError, ScoreError, FileNotFoundError)
+
+#: set (to anything) by the workflow for its jobs: a command's last line on stderr is then its
+#: resource usage (:func:`usage_line`), which ``benchmarks.rule_cpu`` reads from the job logs
+USAGE_ENV = "FXAI_JOB_USAGE"
 
 #: deprecated name -> current name (the old names work for one more release)
 ALIASES = {"train-bt": "bt-train"}
@@ -49,7 +55,33 @@ def command_list(names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def usage_line(wall_s: float) -> str:
+    """``fxai usage: cpu_s=.. user_s=.. system_s=.. max_rss_mb=.. wall_s=..``: CPU seconds of
+    this process and of its children waited for (an FFA job's forked instances), the larger
+    peak resident memory of the two, and ``wall_s`` since the command started."""
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    user, system = me.ru_utime + kids.ru_utime, me.ru_stime + kids.ru_stime
+    per_mb = 2**20 if sys.platform == "darwin" else 2**10  # ru_maxrss: bytes there, else KiB
+    rss = max(me.ru_maxrss, kids.ru_maxrss) / per_mb
+    return (f"fxai usage: cpu_s={user + system:.3f} user_s={user:.3f} system_s={system:.3f} "
+            f"max_rss_mb={rss:.1f} wall_s={wall_s:.3f}")
+
+
 def main(argv: list[str] | None = None) -> int:
+    if not os.environ.get(USAGE_ENV):
+        return run(argv)
+    start = time.monotonic()
+    try:
+        return run(argv)
+    finally:
+        print(usage_line(time.monotonic() - start), file=sys.stderr)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run its command (:func:`main` without the usage line)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     names = command_names()
     chosen = ALIASES.get(argv[0], argv[0]) if argv and not argv[0].startswith("-") else None

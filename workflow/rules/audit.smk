@@ -49,8 +49,6 @@ rule audit_run:
         mem_mb=4000,
     log:
         f"{RESULTS}/logs/audit/{{family}}_{{ds}}.log",
-    benchmark:
-        benchmark_path("audit/{family}_{ds}")
     shell:
         "{AUDIT_FXAI} audit-run --dataset {wildcards.ds} --family {wildcards.family}"
         " --model {input.model} --split {input.split} --prepared {params.prepared}"
@@ -73,8 +71,6 @@ rule audit_table:
         f"{RESULTS}/figures/audit_gap.pdf",
         f"{RESULTS}/figures/audit_disagreement.png",
         f"{RESULTS}/figures/audit_disagreement.pdf",
-    benchmark:
-        benchmark_path("audit_table")
     log:
         f"{RESULTS}/logs/audit_table.log",
     resources:

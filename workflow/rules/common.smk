@@ -1,4 +1,7 @@
 # Helpers shared by the rule files: dataset lists, paths, resources.
+import os
+
+from fxai.cli import USAGE_ENV
 from fxai.data.config import check_numbers
 from fxai.data.fetch import mirror_dir
 
@@ -15,9 +18,10 @@ def log_path(name):
     return f"{RESULTS}/logs/{name}.log"
 
 
-def benchmark_path(name):
-    """Per-job CPU time and peak memory (snakemake's benchmark: TSV; docs/cluster.md)."""
-    return f"{RESULTS}/benchmarks/{name}.tsv"
+# every fxai command of a job ends its log with its CPU time and peak memory (fxai.cli's
+# usage line: benchmarks.rule_cpu, docs/cluster.md); snakemake's benchmark: sampling of each
+# job cost its own process more CPU (docs/benchmarks.md)
+os.environ[USAGE_ENV] = "1"
 
 
 def table_files(name, published=False):

@@ -59,8 +59,6 @@ rule cross_run:
         runtime=lambda w, attempt: runtime_min(
             3 * CROSS["instances"] * CROSS["time_limit"], attempt),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("cross/{family}_{ds}")
     log:
         f"{RESULTS}/logs/cross/{{family}}_{{ds}}.log",
     shell:
@@ -93,8 +91,6 @@ for _fam, _ext in (("rf", "joblib"), ("mbt", "json"), ("hgb", "joblib"), ("lgbm"
             mem_mb=2000,
         log:
             f"{RESULTS}/logs/cross/train_{_fam}_{{ds}}.log",
-        benchmark:
-            benchmark_path(f"cross/train_{_fam}_{{ds}}")
         shell:
             "{DATA_FXAI} ensemble-train --family {params.family} --data {input.data}"
             " --split {input.split} --trees {params.trees} --depth {params.depth}"
@@ -109,8 +105,6 @@ rule cross_table:
         table_files("cross_summary"),
         f"{RESULTS}/figures/cross_times.png",
         f"{RESULTS}/figures/cross_times.pdf",
-    benchmark:
-        benchmark_path("cross_table")
     log:
         f"{RESULTS}/logs/cross_table.log",
     resources:

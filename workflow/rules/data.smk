@@ -129,8 +129,6 @@ rule fetch:
     resources:
         runtime=runtime_min(1200),  # downloads
         mem_mb=1000,
-    benchmark:
-        benchmark_path("data/fetch_{root}")
     log:
         log_path("data/fetch_{root}"),
     shell:
@@ -158,8 +156,6 @@ rule prepare:
     resources:
         runtime=runtime_min(300),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("data/prepare_{source}_{ds}")
     log:
         log_path("data/prepare_{source}_{ds}"),
     shell:
@@ -185,8 +181,6 @@ rule split:
     resources:
         runtime=runtime_min(60),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("data/split_{ds}")
     log:
         log_path("data/split_{ds}"),
     shell:
@@ -210,8 +204,6 @@ rule datasets_table:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("data/datasets_table")
     log:
         log_path("data/datasets_table"),
     shell:

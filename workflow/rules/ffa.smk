@@ -42,8 +42,6 @@ rule ffa_train_bt:
     resources:
         runtime=runtime_min(300),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("ffa/train_bt_{ds}")
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
@@ -75,8 +73,6 @@ rule ffa_run:
         runtime=lambda w, attempt: runtime_min(
             len(FFA_PARTS[int(w.part)]) * FFA["time_limit"], attempt),
         mem_mb=FFA["mem_mb"],
-    benchmark:
-        benchmark_path("ffa/run_{ds}_{method}_{part}")
     log:
         log_path("ffa/run_{ds}_{method}_{part}"),
     shell:
@@ -101,8 +97,6 @@ rule ffa_verify:
         runtime=lambda w, attempt: runtime_min(
             len(FFA_PARTS[int(w.part)]) * FFA["time_limit"], attempt),
         mem_mb=FFA["mem_mb"],
-    benchmark:
-        benchmark_path("ffa/verify_{ds}_{method}_{part}")
     log:
         log_path("ffa/verify_{ds}_{method}_{part}"),
     shell:
@@ -125,8 +119,6 @@ rule ffa_report:
         variant=FFA["metric_variant"],
         log_time="--log-time" if FFA["log_time"] else "",
         registry=config["data"]["registry"],
-    benchmark:
-        benchmark_path("ffa/report")
     log:
         log_path("ffa/report"),
     resources:

@@ -23,8 +23,6 @@ rule nbc_train:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("nbc/train_{ds}")
     log:
         log_path("nbc/train_{ds}"),
     shell:
@@ -51,8 +49,6 @@ rule nbc_explain:
         # no time limit (poly-time); about 1 s per instance on the paper's sets
         runtime=lambda w, attempt: runtime_min(NBC["instances"], attempt),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("nbc/explain_{ds}")
     log:
         log_path("nbc/explain_{ds}"),
     shell:
@@ -72,8 +68,6 @@ rule nbc_table:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("nbc/table")
     log:
         log_path("nbc/table"),
     shell:

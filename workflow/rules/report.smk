@@ -76,8 +76,6 @@ rule models_table:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("report/models_table")
     log:
         log_path("report/models_table"),
     shell:
@@ -103,8 +101,6 @@ rule claims_table:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("report/claims_table")
     log:
         log_path("report/claims_table"),
     shell:
@@ -197,8 +193,6 @@ rule report_figure:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("report/figure_{fig}")
     log:
         log_path("report/figure_{fig}"),
     shell:
@@ -227,8 +221,6 @@ rule report_table_html:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("report/table_{name}")
     log:
         log_path("report/table_{name}"),
     shell:
@@ -248,8 +240,6 @@ rule report_provenance:
     resources:
         runtime=runtime_min(60),
         mem_mb=1000,
-    benchmark:
-        benchmark_path("report/provenance")
     run:
         from fxai.report.provenance import write
 
@@ -282,8 +272,6 @@ rule report_index:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("report/index")
     log:
         log_path("report/index"),
     shell:

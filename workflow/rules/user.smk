@@ -39,8 +39,6 @@ rule user_prepare:
     resources:
         runtime=runtime_min(300),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("data/prepare_user_{ds}")
     log:
         log_path("data/prepare_user_{ds}"),
     shell:
@@ -68,8 +66,6 @@ for _fam, _ext in USER_MODEL_EXT.items():
         resources:
             runtime=runtime_min(60),
             mem_mb=2000,
-        benchmark:
-            benchmark_path(f"data/user_model_{_fam}_{{ds}}")
         log:
             log_path(f"data/user_model_{_fam}_{{ds}}"),
         shell:
@@ -98,8 +94,6 @@ rule user_table:
     resources:
         runtime=runtime_min(60),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("cross_user_features")
     log:
         log_path("cross_user_features"),
     shell:

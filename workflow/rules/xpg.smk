@@ -42,8 +42,6 @@ rule xpg_train_dt:
     resources:
         runtime=runtime_min(600),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("xpg/train_dt_{ds}")
     log:
         log_path("xpg/train_dt_{ds}"),
     shell:
@@ -62,8 +60,6 @@ use rule xpg_train_dt as xpg_train_dt_sized with:
         out_dir=f"{RESULTS}/models/dt-sized",
         prepared=prepared_dir,
         seed=config["seed"],
-    benchmark:
-        benchmark_path("xpg/train_dt-sized_{ds}")
     log:
         log_path("xpg/train_dt-sized_{ds}"),
 
@@ -88,8 +84,6 @@ rule xpg_train_obdd:
     resources:
         runtime=runtime_min(600),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("xpg/train_obdd_{ds}")
     log:
         log_path("xpg/train_obdd_{ds}"),
     shell:
@@ -121,8 +115,6 @@ rule xpg_explain:
         runtime=lambda w, input, attempt: runtime_min(
             xpg_max_instances(table_rows(input.data)) * XPG["time_limit"], attempt),
         mem_mb=4000,
-    benchmark:
-        benchmark_path("xpg/explain_{family}_{ds}")
     log:
         log_path("xpg/explain_{family}_{ds}"),
     shell:
@@ -141,8 +133,6 @@ use rule xpg_explain as xpg_explain_sized with:
         model=f"{RESULTS}/models/dt-sized/{{ds}}.joblib",
     output:
         f"{RESULTS}/runs/xpg-sized/{{family}}_{{ds}}.jsonl",
-    benchmark:
-        benchmark_path("xpg/explain-sized_{family}_{ds}")
     log:
         log_path("xpg/explain-sized_{family}_{ds}"),
 
@@ -178,8 +168,6 @@ for _family, _names, _table, _learner in (
         resources:
             runtime=runtime_min(120),
             mem_mb=2000,
-        benchmark:
-            benchmark_path(f"xpg/{_table}")
         log:
             log_path(f"xpg/{_table}"),
         shell:
@@ -216,8 +204,6 @@ rule xpg_instances:
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
-    benchmark:
-        benchmark_path("xpg/instances")
     log:
         log_path("xpg/instances"),
     shell:
