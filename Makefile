@@ -17,6 +17,9 @@ comma := ,
 RESULTS := results/$(shell sed -n 's/^profile:[[:space:]]*\([^[:space:]#]*\).*/\1/p' $(CONFIG) | tail -1)
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 CORES_ARG := $(if $(filter local,$(PROFILE)),--cores $(CORES))
+# on this machine the jobs' commands are forked from one process that imported the libraries
+# once (python -m fxai.forkserver, docs/benchmarks.md); a cluster's jobs start their own
+FORKSERVER := $(if $(filter local,$(PROFILE)),$(BIN)/python -m fxai.forkserver --)
 
 .PHONY: run report test lint docs bench unlock clean venv
 
@@ -35,7 +38,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	@echo "== make: running the workflow of $(CONFIG) into $(RESULTS) (it counts the steps done)"
 	$(BIN)/python -m fxai.cli check-config $(CONFIG)
-	$(BIN)/snakemake --profile profiles/$(PROFILE) $(CORES_ARG) --configfile $(CONFIG)
+	$(FORKSERVER) $(BIN)/snakemake --profile profiles/$(PROFILE) $(CORES_ARG) --configfile $(CONFIG)
 
 # the report of what $(RESULTS) holds now (e.g. after a run of a few targets)
 report: $(STAMP)

@@ -386,6 +386,8 @@ def test_make_command_runs_what_its_comment_says(c, workdirs):
     if smk:
         assert len(smk) == 1, smk
         argv = shlex.split(smk[0])
+        if "fxai.forkserver" in argv:  # make run's local profile: snakemake under the server
+            argv = argv[argv.index("--") + 1:]
         check_plan(c, argv, workdirs)
         return
     assert target in MAKE_RECIPES, f"{c}\n  add what `make {target}` runs to MAKE_RECIPES"

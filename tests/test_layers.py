@@ -18,7 +18,9 @@ LAYERS = [
     ["explain", "verify", "attribution"],
     ["report"],
     ["commands"],
+    ["forkclient"],
     ["cli", "cluster"],
+    ["forkserver"],
 ]
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import fxai
 import fxai.commands
+from fxai import forkclient
 from fxai.errors import DataError, FetchError, ModelError, NearTieError, ScoreError
 
 #: errors of the input (files, values), printed on one line without a traceback; so is an
@@ -71,6 +72,19 @@ def usage_line(wall_s: float) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Entry point: the command run by the fork server when ``FXAI_FORKSERVER`` names one
+    (:mod:`fxai.forkserver`, ``make run``), else in this process."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    server = os.environ.get(forkclient.ENV)
+    if server:
+        code = forkclient.run(server, argv)
+        if code is not None:
+            return code
+    return main_here(argv)
+
+
+def main_here(argv: list[str]) -> int:
+    """The command run in this process (with the usage line when ``FXAI_JOB_USAGE`` is set)."""
     if not os.environ.get(USAGE_ENV):
         return run(argv)
     start = time.monotonic()
