@@ -117,7 +117,7 @@ def commands(scratch: Path) -> dict[str, list[str]]:
     cmds["cross-table"] = ["fxai.cli", "cross-table", *runs("runs/cross/*.jsonl"),
                            "--out-dir", tables, "--figures-dir", figs]
     for fig in ("nbc_length_vs_delta", "nbc_precision", "xpg_xp_counts", "xpg_runtime"):
-        cmds[f"figure {fig}"] = ["fxai.commands.report", "figure", fig, "--results",
+        cmds[f"figure {fig}"] = ["fxai.cli", "report", "figure", fig, "--results",
                                  str(scratch)]
     return cmds
 

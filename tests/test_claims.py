@@ -35,6 +35,10 @@ def test_ffa_claims_follow_times_and_early_errors():
     assert [cl.ffa_a_first(ev).holds, cl.ffa_c_early(ev).holds, cl.ffa_s_both(ev).holds] == \
         [False, False, False]
     assert cl.ffa_a_first(SimpleNamespace(ffa=({}, {}))).holds is None
+    tie = {"marco-a": 1.05, "marco-c": 2.0, "marco-s": 1.0}  # within timing noise of S
+    assert cl.ffa_a_first(ffa_evidence(tie, {m: 0.5 for m in tie})).holds
+    tie["marco-a"] = 1.2  # S clearly first
+    assert not cl.ffa_a_first(ffa_evidence(tie, {m: 0.5 for m in tie})).holds
 
 
 def test_early_error_is_the_mean_over_the_early_window():

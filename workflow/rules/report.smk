@@ -16,7 +16,7 @@ from fxai.report.results import section_of as report_section_of
 report: "../report/workflow.rst"
 
 
-REPORT_CLI = f"{sys.executable} -m fxai.commands.report"  # lighter than -m fxai.cli
+REPORT_CLI = f"{sys.executable} -m fxai.cli report"  # through the fork server of make run
 REPORT_CLI_FXAI = f"{sys.executable} -m fxai.cli"
 REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
 REPORT_CATEGORIES = {

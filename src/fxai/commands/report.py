@@ -119,11 +119,3 @@ def run(args: argparse.Namespace) -> int:
         write_index(args.files, args.results, args.out, args.provenance, args.claims)
         LOG.info("wrote %s", args.out)
     return 0
-
-
-if __name__ == "__main__":  # `python -m fxai.commands.report ...`: skips importing every command
-    import sys
-
-    parser = argparse.ArgumentParser(prog="fxai report", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    sys.exit(run(parser.parse_args()))

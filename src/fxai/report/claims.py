@@ -22,6 +22,9 @@ from fxai.report.results import Results
 
 EARLY = 0.2  # "early": normalised times [0, EARLY] of the anytime curves
 FIRST_XP_S = 0.01  # "in milliseconds": below 10 ms
+# "first" up to timing noise: in the paper's Table 1 MARCO-S is 2-45 % slower than MARCO-A;
+# in the default profile the two differ by less than a run's timing noise (docs/claims.md)
+TIE = 0.10
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,8 @@ def ffa_a_first(ev: Evidence) -> Verdict:
     times, _ = ev.ffa
     if not times or any(np.isnan(t) for t in times.values()):
         return Verdict(None, "no complete FFA runs of every method")
-    holds = times["marco-a"] <= min(times.values())
+    a = times["marco-a"]
+    holds = a < times["marco-c"] and a <= (1 + TIE) * min(times.values())
     return Verdict(holds, "mean CPU time to the exact FFA: " + _fmt_times(times))
 
 
@@ -182,7 +186,8 @@ def xpg_complete(ev: Evidence) -> Verdict:
 CLAIMS = (
     Claim("ffa-a-first", "ffa", ("ffa_table1_runtime", "ffa_fig5_naxp", "ffa_fig10_naxp"),
           "MARCO-A reaches the exact FFA first: its mean time to the complete enumeration is "
-          "the least of the three methods.", ffa_a_first, timed=True),
+          f"below MARCO-C's and at most {TIE:.0%} above the least of the three (MARCO-S, "
+          "which ends as MARCO-A, may tie with it).", ffa_a_first, timed=True),
     Claim("ffa-c-early", "ffa", ("ffa_fig1_error", "ffa_fig6_error"),
           f"MARCO-C beats MARCO-A early: its mean FFA error over normalised times "
           f"[0, {EARLY:g}] is lower (the paper compares these two; MARCO-S, which starts as "
