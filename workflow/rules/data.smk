@@ -201,6 +201,7 @@ rule datasets_table:
         order=",".join(DATA_ORDER),
         unavailable=" ".join(f"{ds!r}" for ds in DATA_UNAVAILABLE),
         user=" ".join(f"{ds!r}" for ds in USER_NAMES),
+        user_prepared=USER_PREPARED,
     resources:
         runtime=runtime_min(120),
         mem_mb=2000,
@@ -208,7 +209,7 @@ rule datasets_table:
         log_path("data/datasets_table"),
     shell:
         "{DATA_FXAI} datasets-table {params.names} --registry {params.registry}"
-        " --prepared data/prepared --user-prepared {USER_PREPARED} --raw-root data/raw"
+        " --prepared data/prepared --user-prepared {params.user_prepared} --raw-root data/raw"
         " --source-order {params.order}"
         " --unavailable {params.unavailable} --user {params.user} --out-dir {RESULTS}/tables > {log} 2>&1"
 

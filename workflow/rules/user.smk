@@ -34,6 +34,7 @@ rule user_prepare:
         ds="|".join(re.escape(n) for n in USER_NAMES) or "$^",
     params:
         spec=lambda wc: json.dumps(USER_SPEC[wc.ds], sort_keys=True),
+        out_dir=USER_PREPARED,
     group:
         "prep"
     resources:
@@ -42,7 +43,7 @@ rule user_prepare:
     log:
         log_path("data/prepare_user_{ds}"),
     shell:
-        "{DATA_FXAI} user-prepare --spec {params.spec:q} --out-dir {USER_PREPARED} > {log} 2>&1"
+        "{DATA_FXAI} user-prepare --spec {params.spec:q} --out-dir {params.out_dir} > {log} 2>&1"
 
 
 for _fam, _ext in USER_MODEL_EXT.items():
@@ -91,13 +92,15 @@ rule user_table:
         table_files("cross_user_features"),
         f"{RESULTS}/figures/cross_user_features.png",
         f"{RESULTS}/figures/cross_user_features.pdf",
+    params:
+        prepared=USER_PREPARED,
     resources:
         runtime=runtime_min(60),
         mem_mb=2000,
     log:
         log_path("cross_user_features"),
     shell:
-        "{DATA_FXAI} user-table {input.runs} --prepared {USER_PREPARED}"
+        "{DATA_FXAI} user-table {input.runs} --prepared {params.prepared}"
         " --out-dir {RESULTS}/tables --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
