@@ -89,6 +89,11 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(n, k=1)
 
 
+def _pair_signs(v: np.ndarray) -> np.ndarray:
+    """sign(v[i] - v[j]) for every pair i < j (:func:`_pairs` order)."""
+    return np.sign(v[:, None] - v[None, :])[_pairs(len(v))]
+
+
 def tau_b(x, y) -> float:
     """Kendall's τ-b of two vectors of equal length, NaN when either is constant: the
     statistic of ``scipy.stats.kendalltau`` computed as it does, without the p-value (whose
@@ -100,8 +105,7 @@ def tau_b(x, y) -> float:
     (0.6666666666666669, -0.816496580927726, nan)
     """
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    iu = _pairs(len(x))
-    dx, dy = np.sign(x[:, None] - x[None, :])[iu], np.sign(y[:, None] - y[None, :])[iu]
+    dx, dy = _pair_signs(x), _pair_signs(y)
     tot = dx.size
     xtie, ytie = tot - np.count_nonzero(dx), tot - np.count_nonzero(dy)
     if xtie == tot or ytie == tot:
@@ -139,9 +143,7 @@ def kendall_tau(approx: FFA, exact: FFA, variant: str = "paper") -> float:
     miss_a, miss_e = max(ra.values(), default=-1) + 1, max(re_.values(), default=-1) + 1
     a = np.array([ra.get(f, miss_a) for f in feats])
     e = np.array([re_.get(f, miss_e) for f in feats])
-    iu = np.triu_indices(len(feats), k=1)
-    da = np.sign(a[:, None] - a[None, :])[iu]
-    de = np.sign(e[:, None] - e[None, :])[iu]
+    da, de = _pair_signs(a), _pair_signs(e)
     concordant = int(np.sum(da == de))  # same strict direction, or tied on both sides
     discordant = da.size - concordant
     return (concordant - discordant) / (concordant + discordant)
