@@ -20,6 +20,9 @@ CORES_ARG := $(if $(filter local,$(PROFILE)),--cores $(CORES))
 # on this machine the jobs' commands are forked from one process that imported the libraries
 # once (python -m fxai.forkserver, docs/benchmarks.md); a cluster's jobs start their own
 FORKSERVER := $(if $(filter local,$(PROFILE)),$(BIN)/python -m fxai.forkserver --)
+# pip installs without compiling bytecode (--no-compile: most of the venv is never imported);
+# the modules a command imports are compiled once, on first import, into .venv and src/
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: run report test lint docs bench unlock clean venv
 
@@ -29,7 +32,7 @@ $(STAMP): pyproject.toml
 	@echo "== make: installing fxai and its dependencies into $(VENV) (once; pip lists each package)"
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install --progress-bar on -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --no-compile --progress-bar on -e ".[$(EXTRAS)]"
 	$(BIN)/python -m pip check
 	touch $(STAMP)
 	@echo "== make: installed ($(STAMP))"
