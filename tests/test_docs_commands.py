@@ -69,7 +69,7 @@ UNRUNNABLE = {
 MAKE_RECIPES = {
     "test": r"(?m)/python -m pytest -q$",  # the whole suite: no paths, no -k
     "report": r"snakemake --cores 1 --configfile \S+ --report results/\w+/report\.html",
-    "venv": r"pip install --progress-bar on -e \"\.\[{EXTRAS}\]\"",
+    "venv": r"pip install --no-compile --progress-bar on -e \"\.\[{EXTRAS}\]\"",
 }
 
 
