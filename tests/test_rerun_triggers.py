@@ -77,6 +77,10 @@ RESULT_KEYS = {
     # the sized learner's settings reach xpg_train_dt_sized (not in the default profile)
     "xpg.dt.sized.method": ("prune", ["xpg_train_dt_sized"]),
     "xpg.dt.sized.reference": ("xpg_table1_obdd", ["xpg_train_dt_sized"]),
+    # and the optimal learner's reach xpg_train_dt_optimal (not in the default profile)
+    "xpg.dt.optimal.reference": ("xpg_table1_obdd", ["xpg_train_dt_optimal"]),
+    "xpg.dt.optimal.time_limit": (30, ["xpg_train_dt_optimal"]),
+    "xpg.dt.optimal.max_thresholds": (8, ["xpg_train_dt_optimal"]),
     "xpg.cn2.beam_width": (5, ["xpg_train_obdd"]),
     "xpg.cn2.min_covered_examples": (2, ["xpg_train_obdd"]),
     "xpg.cn2.max_rule_length": (4, ["xpg_train_obdd"]),

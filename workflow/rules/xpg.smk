@@ -12,8 +12,11 @@ XPG_CAP = XPG["max_instances"]
 XPG_CAP_ARG = f"--max-instances {XPG['max_instances']}" if XPG_CAP else ""
 XPG_MODEL_FILE = {"dt": "{ds}.joblib", "obdd": "{ds}.bdd.json"}
 XPG_DT_CFG = XPG["dt"]
-XPG_LEARNERS = XPG_DT_CFG["learners"]  # cart: models/dt; sized: models/dt-sized
+XPG_LEARNERS = XPG_DT_CFG["learners"]
 XPG_SIZED = XPG_DT_CFG["sized"]
+XPG_OPTIMAL = XPG_DT_CFG["optimal"]
+# learner -> suffix of its folders and table: models/dt<s>, runs/xpg<s>, xpg_table2_dt<_s>
+XPG_SUFFIX = {"cart": "", "sized": "-sized", "optimal": "-optimal"}
 
 
 def xpg_max_instances(rows):
@@ -62,6 +65,24 @@ use rule xpg_train_dt as xpg_train_dt_sized with:
         seed=config["seed"],
     log:
         log_path("xpg/train_dt-sized_{ds}"),
+
+
+use rule xpg_train_dt as xpg_train_dt_optimal with:
+    output:
+        model=f"{RESULTS}/models/dt-optimal/{{ds}}.joblib",
+        meta=f"{RESULTS}/models/dt-optimal/{{ds}}.meta.json",
+    params:
+        learner=f"--learner optimal --size-reference {XPG_OPTIMAL['reference']}"
+        f" --time-limit {XPG_OPTIMAL['time_limit']}"
+        f" --max-thresholds {XPG_OPTIMAL['max_thresholds']}",
+        out_dir=f"{RESULTS}/models/dt-optimal",
+        prepared=prepared_dir,
+        seed=config["seed"],
+    resources:
+        runtime=runtime_min(XPG_OPTIMAL["time_limit"] + 600),
+        mem_mb=4000,
+    log:
+        log_path("xpg/train_dt-optimal_{ds}"),
 
 
 rule xpg_train_obdd:
@@ -125,7 +146,8 @@ rule xpg_explain:
         " --seed {params.seed} > {log} 2>&1"
 
 
-# the sized trees' runs sit in runs/xpg-sized/ (records say model "dt" like CART's)
+# the sized and optimal trees' runs sit in runs/xpg-sized/ and runs/xpg-optimal/ (records
+# say model "dt" like CART's)
 use rule xpg_explain as xpg_explain_sized with:
     input:
         data=prepared_input(),
@@ -137,18 +159,29 @@ use rule xpg_explain as xpg_explain_sized with:
         log_path("xpg/explain-sized_{family}_{ds}"),
 
 
-def xpg_table_inputs(family, names, learner=""):
-    runs, models = ("xpg-sized", f"{family}-sized") if learner == "sized" else ("xpg", family)
+use rule xpg_explain as xpg_explain_optimal with:
+    input:
+        data=prepared_input(),
+        domains=prepared_input("domains.json"),
+        model=f"{RESULTS}/models/dt-optimal/{{ds}}.joblib",
+    output:
+        f"{RESULTS}/runs/xpg-optimal/{{family}}_{{ds}}.jsonl",
+    log:
+        log_path("xpg/explain-optimal_{family}_{ds}"),
+
+
+def xpg_table_inputs(family, names, learner="cart"):
+    sfx = XPG_SUFFIX[learner]
     return {
-        "runs": [f"{RESULTS}/runs/{runs}/{family}_{ds}.jsonl" for ds in names],
-        "metas": [f"{RESULTS}/models/{models}/{ds}.meta.json" for ds in names],
+        "runs": [f"{RESULTS}/runs/xpg{sfx}/{family}_{ds}.jsonl" for ds in names],
+        "metas": [f"{RESULTS}/models/{family}{sfx}/{ds}.meta.json" for ds in names],
     }
 
 
 for _family, _names, _table, _learner in (
-    ("obdd", XPG_OBDD, "xpg_table1_obdd", ""),
-    ("dt", XPG_DT if "cart" in XPG_LEARNERS else [], "xpg_table2_dt", "cart"),
-    ("dt", XPG_DT if "sized" in XPG_LEARNERS else [], "xpg_table2_dt_sized", "sized"),
+    ("obdd", XPG_OBDD, "xpg_table1_obdd", "cart"),
+    *(("dt", XPG_DT if lr in XPG_LEARNERS else [], "xpg_table2_dt" + sfx.replace("-", "_"), lr)
+      for lr, sfx in XPG_SUFFIX.items()),
 ):
 
     rule:
@@ -161,7 +194,7 @@ for _family, _names, _table, _learner in (
         params:
             family=_family,
             table=_table,
-            reference=_table.removesuffix("_sized"),
+            reference=_table.removesuffix("_sized").removesuffix("_optimal"),
             cap=XPG_CAP_ARG,
             why=XPG["missing_reason"],
             clock=XPG["clock"],

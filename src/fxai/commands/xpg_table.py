@@ -90,6 +90,8 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
     if family == "dt":
         row["target_depth"] = meta.get("target_depth")  # the sized learner's targets
         row["target_nodes"] = meta.get("target_nodes")
+        if "optimal" in meta:  # the optimal learner: proven optimal, or whose tree it kept
+            row["optimal"], row["tree_from"] = meta["optimal"], meta["tree_from"]
     row["features_used"] = meta.get("features_used")
     if family == "dt":
         row["thresholds"] = meta.get("thresholds")

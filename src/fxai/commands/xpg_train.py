@@ -1,8 +1,10 @@
 """Train an XpG-paper model: a decision tree (dt) or a CN2 list compiled to an OBDD.
 
 Tree learners (``--learner``): ``cart`` tunes the depth on a validation split; ``sized`` grows
-a tree of the depth and node count the published table (``--size-reference``, e.g. the XpG
-paper's Table 2) gives for the dataset, so our trees are as large as the paper's.
+a CART tree of the depth and node count the published table (``--size-reference``, e.g. the
+XpG paper's Table 2) gives for the dataset, so our trees are as large as the paper's;
+``optimal`` fits STreeD's optimal tree within that depth and node count
+(:mod:`fxai.models.optimal_tree`, ``--time-limit`` seconds per tree).
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from fxai.argtypes import count, fraction, positive_int
+from fxai.argtypes import count, fraction, positive, positive_int
 from fxai.version import code_version
 
 #: (family, learner) -> the options it needs (the workflow passes them from config xpg.*)
 NEEDS = {("dt", "cart"): ("depths", "val_size"),
          ("dt", "sized"): ("size_reference", "size_method"),
+         ("dt", "optimal"): ("size_reference", "time_limit", "max_thresholds"),
          ("obdd", None): ("beam_width", "min_covered", "max_rule_length")}
 
 
@@ -32,14 +35,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # no defaults: the workflow passes seed and config xpg.dt.* / xpg.cn2.* (the schema states
     # them); each family and learner needs its own (NEEDS)
     p.add_argument("--seed", type=count, required=True)
-    p.add_argument("--learner", choices=("cart", "sized"),
-                   help="dt (required): depth-tuned CART, or a tree of the published depth/#N")
+    p.add_argument("--learner", choices=("cart", "sized", "optimal"),
+                   help="dt (required): depth-tuned CART, or CART (sized) or STreeD's optimal "
+                        "tree (optimal) of the published depth/#N")
     p.add_argument("--depths", type=positive_int, nargs="+", help="cart: candidate max depths")
     p.add_argument("--val-size", type=fraction, help="cart: validation share of the training rows")
     p.add_argument("--size-reference",
-                   help="sized: published table (data/reference stem or CSV) with depth, n_nodes")
+                   help="sized, optimal: published table (data/reference stem or CSV) with "
+                        "depth, n_nodes")
     p.add_argument("--size-method", choices=("leaves", "prune"),
                    help="sized: max_leaf_nodes = (#N+1)/2, or cost-complexity pruning to #N")
+    p.add_argument("--time-limit", type=positive,
+                   help="optimal: seconds for STreeD's search (the best tree found by then)")
+    p.add_argument("--max-thresholds", type=positive_int,
+                   help="optimal: at most this many thresholds per feature (binary tests)")
     p.add_argument("--beam-width", type=positive_int, help="obdd: CN2 beam width")
     p.add_argument("--min-covered", type=positive_int, help="obdd: CN2 min covered examples")
     p.add_argument("--max-rule-length", type=positive_int, help="obdd: CN2 max rule length")
@@ -48,7 +57,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def check_options(args: argparse.Namespace) -> None:
     """Stop with a usage message when the family (and learner) lacks an option it needs."""
     if args.family == "dt" and args.learner is None:
-        raise SystemExit("fxai xpg-train: error: --family dt needs --learner (cart or sized)")
+        raise SystemExit("fxai xpg-train: error: --family dt needs --learner "
+                         "(cart, sized or optimal)")
     learner = args.learner if args.family == "dt" else None
     missing = [f"--{k.replace('_', '-')}" for k in NEEDS[args.family, learner]
                if getattr(args, k) is None]
@@ -65,6 +75,7 @@ def train(args: argparse.Namespace) -> dict:
     from fxai.models.dlist import learn_cn2
     from fxai.models.dtree import train_dt, train_dt_sized, tree_stats
     from fxai.models.obdd import OBDD
+    from fxai.models.optimal_tree import train_dt_optimal
 
     check_options(args)
     data = load(args.dataset, args.prepared)
@@ -82,6 +93,12 @@ def train(args: argparse.Namespace) -> dict:
             clf, info = train_dt_sized(Xtr, ytr, depth, nodes, args.size_method, args.seed)
             meta |= {"learner": f"sklearn CART sized to the published tree ({args.size_method})",
                      "size_reference": args.size_reference, **info}
+        elif args.learner == "optimal":
+            depth, nodes = published_size(args.dataset, args.size_reference)
+            clf, info = train_dt_optimal(Xtr, ytr, depth, nodes, args.time_limit,
+                                         args.max_thresholds, args.seed)
+            meta |= {"learner": "STreeD optimal tree (pystreed) of the published depth and #N",
+                     "size_reference": args.size_reference, **info}
         else:
             clf, info = train_dt(Xtr, ytr, args.depths, args.val_size, args.seed)
             meta |= {"learner": "sklearn DecisionTreeClassifier (CART), depth tuned on validation",
@@ -92,7 +109,8 @@ def train(args: argparse.Namespace) -> dict:
                  "n_classes": len(clf.classes_),
                  "accuracy_train": float(clf.score(Xtr, ytr)),
                  "accuracy_test": float(clf.score(Xte, yte)),
-                 "versions": _versions("scikit-learn", "numpy")}
+                 "versions": _versions("scikit-learn", "numpy",
+                                       *(["pystreed"] if args.learner == "optimal" else []))}
     else:
         bad = [d["name"] for d in data.domains if sorted(d.get("values") or []) != [0, 1]]
         if bad or sorted(set(data.y.tolist())) != [0, 1]:
