@@ -97,7 +97,12 @@ def train(args: argparse.Namespace) -> dict:
             depth, nodes = published_size(args.dataset, args.size_reference)
             clf, info = train_dt_optimal(Xtr, ytr, depth, nodes, args.time_limit,
                                          args.max_thresholds, args.seed)
-            meta |= {"learner": "STreeD optimal tree (pystreed) of the published depth and #N",
+            learner = {(True, "streed"): "STreeD optimal tree (pystreed)",
+                       (False, "streed"): "STreeD (pystreed), best tree within its time limit",
+                       (False, "cart"): "sklearn CART sized (more accurate than STreeD's best "
+                                        "tree within its time limit)"}[info["optimal"],
+                                                                        info["tree_from"]]
+            meta |= {"learner": f"{learner} of the published depth and #N",
                      "size_reference": args.size_reference, **info}
         else:
             clf, info = train_dt(Xtr, ytr, args.depths, args.val_size, args.seed)
