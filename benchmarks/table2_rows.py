@@ -8,13 +8,15 @@ and counts the rows whose #AXp (``axp_avg``), #CXp (``cxp_avg``) and AXp %L
 (``axp_len_pct``) all agree with the published values, two ways: within the project's
 tolerance (10 %, ``fxai.report.tables.Tolerance``), and as printed (the paper prints these
 as integers: ours rounded equals the published value). Prints a per-dataset table (each
-variant's depth, #N and the three values, published first) and writes it to
-``<out>/table2_rows.csv``.
+variant's depth, #N and the three values, published first; for the optimal learner also
+whether STreeD proved its tree optimal and whose tree was kept, from
+``models/dt-optimal/<ds>.meta.json``) and writes it to ``<out>/table2_rows.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +40,8 @@ def agreement(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"within": within, "printed": printed}, index=both.index)
 
 
-def compare(tables: Path) -> pd.DataFrame:
+def compare(results: Path) -> pd.DataFrame:
+    tables = results / "tables"
     out: pd.DataFrame | None = None
     for learner, name in VARIANTS.items():
         path = tables / f"{name}.csv"
@@ -57,7 +60,13 @@ def compare(tables: Path) -> pd.DataFrame:
         out = out.join(part, how="outer")
     if out is None:
         raise SystemExit(f"no Table 2 variant in {tables} ({', '.join(VARIANTS.values())})")
-    return out.reset_index(names="dataset")
+    out = out.reset_index(names="dataset")
+    if "optimal_nodes" in out:
+        metas = [results / "models" / "dt-optimal" / f"{ds}.meta.json" for ds in out["dataset"]]
+        facts = [json.loads(m.read_text()) if m.is_file() else {} for m in metas]
+        out["optimal_proven"] = [f.get("optimal") for f in facts]
+        out["optimal_tree_from"] = [f.get("tree_from") for f in facts]
+    return out
 
 
 def main() -> None:
@@ -65,7 +74,7 @@ def main() -> None:
     p.add_argument("--results", default="results/paper", help="profile folder with tables/")
     p.add_argument("--out", default="results/bench")
     args = p.parse_args()
-    df = compare(Path(args.results) / "tables")
+    df = compare(Path(args.results))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "table2_rows.csv", index=False)
