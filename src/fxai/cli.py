@@ -11,6 +11,7 @@ import argparse
 import ast
 import importlib
 import importlib.util
+import logging
 import os
 import pkgutil
 import sys
@@ -122,6 +123,9 @@ def run(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not hasattr(args, "_run"):
         parser.error(f"unknown command {args.command!r}")
+    # numexpr (pandas imports it when installed) logs its thread count at INFO, which the
+    # commands' logs show: keep it to warnings
+    logging.getLogger("numexpr").setLevel(logging.WARNING)
     try:
         return args._run(args) or 0
     except Exception as e:
