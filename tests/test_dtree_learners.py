@@ -56,14 +56,20 @@ def test_bad_target_and_method_are_errors():
         train_dt_sized(X, y, 3, 5, "greedy")
 
 
-def test_xpg_train_sized_reads_the_published_size_and_models_table(tmp_path):
+def toy_training(tmp_path, published: str) -> tuple:
+    """(published table path, xpg-train arguments) for the 400-row toy set prepared in
+    ``tmp_path/prepared``, with a published table of ``published`` rows (CSV lines)."""
     X, y = data(400)
     prep = tmp_path / "prepared"
     write_prepared(prep, "toy", X.astype(int), y, ["categorical"] * 6)
     ref = tmp_path / "pub.csv"
-    ref.write_text("dataset,depth,n_nodes\nToy,4,13\nother,6,99\n")
-    args = ["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-            "--split", str(prep / "toy.split.json"), "--seed", "0"]
+    ref.write_text("dataset,depth,n_nodes\n" + published)
+    return ref, ["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
+                 "--split", str(prep / "toy.split.json"), "--seed", "0"]
+
+
+def test_xpg_train_sized_reads_the_published_size_and_models_table(tmp_path):
+    ref, args = toy_training(tmp_path, "Toy,4,13\nother,6,99\n")
     assert main([*args, "--out-dir", str(tmp_path / "dt-sized"), "--learner", "sized",
                  "--size-reference", str(ref), "--size-method", "leaves"]) == 0
     assert main([*args, "--out-dir", str(tmp_path / "dt"), "--learner", "cart", "--depths", "3",

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pystreed import STreeDClassifier
 from sklearn.tree import DecisionTreeClassifier
-from test_dtree_learners import data
-from test_xpg_commands import run_records, write_prepared
+from test_dtree_learners import data, toy_training
+from test_xpg_commands import run_records
 
 from fxai.cli import main
 from fxai.models.dtree import from_sklearn, tree_stats
@@ -77,14 +77,10 @@ def test_bad_limits_and_one_class_data():
 
 
 def test_xpg_train_optimal_then_explain_and_verify(tmp_path):
-    X, y = data(400)
+    ref, args = toy_training(tmp_path, "Toy,4,13\n")
     prep = tmp_path / "prepared"
-    write_prepared(prep, "toy", X.astype(int), y, ["categorical"] * 6)
-    ref = tmp_path / "pub.csv"
-    ref.write_text("dataset,depth,n_nodes\nToy,4,13\n")
-    args = ["xpg-train", "--family", "dt", "--dataset", "toy", "--prepared", str(prep),
-            "--split", str(prep / "toy.split.json"), "--seed", "0", "--out-dir",
-            str(tmp_path / "dt-optimal"), "--learner", "optimal", "--size-reference", str(ref)]
+    args += ["--out-dir", str(tmp_path / "dt-optimal"), "--learner", "optimal",
+             "--size-reference", str(ref)]
     with pytest.raises(SystemExit, match="needs --time-limit, --max-thresholds"):
         main(args)
     assert main([*args, "--time-limit", "60", "--max-thresholds", "8"]) == 0

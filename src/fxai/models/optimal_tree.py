@@ -97,7 +97,7 @@ def train_dt_optimal(
             "fit_cpu_s": time.process_time() - c0, "optimal": optimal,
             "max_thresholds": max_thresholds, "binary_features": len(splits),
             "tree_from": "streed"}
-    clf = _sklearn_tree(root, splits, X, codes, classes, depth)
+    clf = _sklearn_tree(root, splits, B, X.shape[1], codes, classes, depth)
     if root is not None and not np.array_equal(clf.predict(X), classes[learner.predict(B)]):
         raise RuntimeError("the converted tree disagrees with STreeD on its training rows")
     if not optimal:
@@ -108,16 +108,17 @@ def train_dt_optimal(
     return clf, info
 
 
-def _sklearn_tree(root, splits, X, codes, classes, depth) -> DecisionTreeClassifier:
+def _sklearn_tree(root, splits, B, n_features, codes, classes, depth) -> DecisionTreeClassifier:
     """A fitted ``DecisionTreeClassifier`` whose tree is STreeD's ``root`` (None: one leaf
-    of the majority class). STreeD sends a row right when its binary test holds
-    (``x_f <= t``), scikit-learn left: the children swap."""
+    of the majority class); ``B`` holds the training rows' binary tests. STreeD sends a row
+    right when its test holds (``x_f <= t``), scikit-learn left: the children swap."""
     n_cls = len(classes)
     rows: list[list] = []  # per node: left, right, feature, threshold, class counts, leaf label
-    stack = [(root, np.arange(len(X)), -1, False)]
+    stack = [(root, np.arange(len(B)), -1, False, 0)]
+    max_depth = 0
     while stack:
-        node, idx, parent, is_left = stack.pop()
-        k = len(rows)
+        node, idx, parent, is_left, d = stack.pop()
+        k, max_depth = len(rows), max(max_depth, d)
         if parent >= 0:
             rows[parent][0 if is_left else 1] = k
         counts = np.bincount(codes[idx], minlength=n_cls).astype(float)
@@ -125,11 +126,11 @@ def _sklearn_tree(root, splits, X, codes, classes, depth) -> DecisionTreeClassif
             label = int(np.argmax(counts)) if node is None else int(node.label)
             rows.append([-1, -1, -2, -2.0, counts, label])
             continue
-        f, t = splits[int(node.feature)]
-        rows.append([0, 0, f, t, counts, None])
-        go_left = binarise(X[idx], [(f, t)])[:, 0].astype(bool)
-        stack.append((node.left_child, idx[~go_left], k, False))
-        stack.append((node.right_child, idx[go_left], k, True))
+        j = int(node.feature)
+        rows.append([0, 0, *splits[j], counts, None])
+        go_left = B[idx, j].astype(bool)
+        stack.append((node.left_child, idx[~go_left], k, False, d + 1))
+        stack.append((node.right_child, idx[go_left], k, True, d + 1))
     nodes = np.zeros(len(rows), dtype=NODE_DTYPE)
     values = np.zeros((len(rows), 1, n_cls))
     for k, (left, right, f, t, counts, label) in enumerate(rows):
@@ -137,20 +138,10 @@ def _sklearn_tree(root, splits, X, codes, classes, depth) -> DecisionTreeClassif
         frac = counts / n if n else np.full(n_cls, 1 / n_cls)
         nodes[k] = (left, right, f, t, 1 - float(frac @ frac), int(n), n, 0)
         values[k, 0] = frac if label is None else np.eye(n_cls)[label]
-    tree = Tree(X.shape[1], np.array([n_cls], dtype=np.intp), 1)
-    tree.__setstate__({"max_depth": _depth(nodes), "node_count": len(rows), "nodes": nodes,
+    tree = Tree(n_features, np.array([n_cls], dtype=np.intp), 1)
+    tree.__setstate__({"max_depth": max_depth, "node_count": len(rows), "nodes": nodes,
                        "values": values})
     clf = DecisionTreeClassifier(max_depth=depth)
     clf.tree_, clf.classes_, clf.n_classes_ = tree, classes, n_cls
-    clf.n_outputs_, clf.n_features_in_, clf.max_features_ = 1, X.shape[1], X.shape[1]
+    clf.n_outputs_, clf.n_features_in_, clf.max_features_ = 1, n_features, n_features
     return clf
-
-
-def _depth(nodes: np.ndarray) -> int:
-    """Depth of the tree in a node array (root 0, children after their parent)."""
-    d = np.zeros(len(nodes), dtype=int)
-    for k in range(len(nodes)):
-        for c in (nodes["left_child"][k], nodes["right_child"][k]):
-            if c >= 0:
-                d[c] = d[k] + 1
-    return int(d.max())
