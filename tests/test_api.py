@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from fxai import explain, oracles, verify
 from fxai.explain import marco
-from fxai.oracles import registry
+from fxai.models import convert
 
 
 @pytest.fixture(scope="module")
@@ -103,10 +103,10 @@ def test_cache_entries_go_with_their_model(data):
     clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
     oracles.for_model(clf, X[0])
     key = id(clf)
-    assert key in registry._CACHE
+    assert key in convert._CACHE
     del clf
     gc.collect()
-    assert key not in registry._CACHE
+    assert key not in convert._CACHE
 
 
 def test_each_enumeration_counts_its_own_oracle_calls(data):

@@ -93,7 +93,7 @@ def test_forests_take_either_vote_and_only_forests_take_a_vote(user, tmp_path, f
         assert all(r["verified"] for r in json.loads(out.read_text())["rows"])
     code, err = fxai_cli("explain", "--model", user / "tree.joblib", "--instances",
                          user / "rows.csv", "--out", tmp_path / "x.json", "--vote", "hard")
-    assert code == 1 and "--vote applies to random forests, not to a Decision" in err
+    assert code == 1 and "--vote does not apply to a DecisionTreeClassifier" in err
 
 
 def test_a_repeated_column_name_is_refused_naming_it(user, tmp_path, fxai_cli):

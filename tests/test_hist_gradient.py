@@ -56,8 +56,6 @@ def test_a_missing_value_needs_missing_true():
     o = oracles.for_model(model, row, missing=True)
     assert "(missing)" not in str(explain.values(o)) and np.isnan(
         [v for v in explain.values(o) if isinstance(v, float)]).any()
-    with pytest.raises(TypeError, match="takes no keyword 'domains'"):
-        oracles.for_model(model, X[0], domains=[None] * 3)
 
 
 def _categorical(seed: int, classes: int, nan: bool, text: bool):

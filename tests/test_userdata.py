@@ -174,7 +174,7 @@ def test_bad_domains_and_names_say_what_was_expected(models, frame):
     tree, _ = models["tree"]
     with pytest.raises(ValueError, match=r"columns \['dose', 'colour'\] differ from the model's"):
         oracles.for_model(tree, df.iloc[0], domains=df[["dose", "colour"]])
-    with pytest.raises(ValueError, match="domains has 2 entries, the instance 4 values"):
+    with pytest.raises(ValueError, match="domains has 2 entries, the model 4 features"):
         oracles.for_model(tree, encode(df).iloc[0], domains=[None, None])
     plain = DecisionTreeClassifier(max_depth=2).fit(encode(df).to_numpy(dtype=float), y)
     with pytest.raises(ValueError, match="by feature name needs feature names"):

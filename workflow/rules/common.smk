@@ -4,6 +4,7 @@ import os
 from fxai.cli import USAGE_ENV
 from fxai.data.config import check_numbers
 from fxai.data.fetch import mirror_dir
+from fxai.models import ENSEMBLES, FAMILIES  # the model families, one record each
 
 check_numbers(config)  # .inf / .nan pass the schemas' bounds; name the key instead
 

@@ -12,11 +12,12 @@ CROSS_FAMILIES = {
     "dt": datasets_of("xpg", "dt_datasets"),
     "obdd": datasets_of("xpg", "obdd_datasets"),
     "bt": datasets_of("ffa") if CROSS["bt_datasets"] is None else CROSS["bt_datasets"],
-    "rf": datasets_of("cross", "ensemble_datasets"),
-    "rfh": datasets_of("cross", "ensemble_datasets"),  # the rf forest, hard vote
-    "mbt": datasets_of("cross", "ensemble_datasets"),
-    "hgb": datasets_of("cross", "ensemble_datasets"),
-    "lgbm": datasets_of("cross", "ensemble_datasets"),
+    # the ensembles trained here, and the families reading their files (rfh: rf, hard vote)
+    **{
+        fam: datasets_of("cross", "ensemble_datasets")
+        for fam, f in FAMILIES.items()
+        if f.directory in ENSEMBLES
+    },
 }
 CROSS_RUNS = [
     f"{RESULTS}/runs/cross/{fam}_{ds}.jsonl"
@@ -44,7 +45,7 @@ rule cross_run:
     output:
         f"{RESULTS}/runs/cross/{{family}}_{{ds}}.jsonl",
     wildcard_constraints:
-        family="nbc|dt|obdd|bt|rf|rfh|mbt|hgb|lgbm|pipe",
+        family="|".join(FAMILIES),
     params:
         instances=CROSS["instances"],
         time_limit=CROSS["time_limit"],
@@ -68,7 +69,8 @@ rule cross_run:
         " --clock {params.clock} --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
 
 
-for _fam, _ext in (("rf", "joblib"), ("mbt", "json"), ("hgb", "joblib"), ("lgbm", "joblib")):
+for _fam in ENSEMBLES:
+    _ext = FAMILIES[_fam].suffix
 
     rule:
         name:
@@ -77,7 +79,7 @@ for _fam, _ext in (("rf", "joblib"), ("mbt", "json"), ("hgb", "joblib"), ("lgbm"
             data=prepared_input(),
             split=f"{RESULTS}/splits/{{ds}}.json",
         output:
-            model=f"{RESULTS}/models/{_fam}/{{ds}}.{_ext}",
+            model=f"{RESULTS}/models/{_fam}/{{ds}}{_ext}",
             meta=f"{RESULTS}/models/{_fam}/{{ds}}.meta.json",
         params:
             family=_fam,

@@ -56,7 +56,7 @@ def report_model_metas():
     """The meta JSON of every model the active sections train (input of table models)."""
     nbc = NBC_DATASETS + [ds for ds in CROSS_NBC_EXTRA if ds in DATA_READY]
     folders = [("nbc", nbc), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
-    folders += [(m, datasets_of("cross", "ensemble_datasets")) for m in ("rf", "mbt", "hgb", "lgbm")]
+    folders += [(m, datasets_of("cross", "ensemble_datasets")) for m in ENSEMBLES]  # cross.smk
     folders += [("dt" + XPG_SUFFIX[lr], XPG_DT) for lr in XPG_LEARNERS]
     folders += list(USER_FAMILIES.items())  # user.smk: the families trained on user datasets
     yours = [f"{RESULTS}/models/user/{ds}.{m}.meta.json" for m, names in USER_MODELS.items()

@@ -7,8 +7,9 @@
 import json
 
 USER_SPEC = {e["name"]: e for e in USER}  # data.smk: USER, checked there
-USER_MODEL_EXT = {"nbc": "joblib", "dt": "joblib", "rf": "joblib", "bt": "json", "mbt": "json",
-                  "pipe": "joblib"}
+USER_MODEL_EXT = {  # the families a user may bring a fitted model of (fxai.models.FAMILIES)
+    fam: f.suffix.lstrip(".") for fam, f in FAMILIES.items() if f.user
+}
 USER_FAMILIES = {  # family -> user datasets it is trained on (cross.smk adds the runs)
     fam: [e["name"] for e in USER if fam in e.get("families", [])]
     for fam in ("nbc", "dt", "obdd", "bt", "rf", "mbt")

@@ -108,9 +108,9 @@ def predicted_column(model, x) -> tuple[Callable[[np.ndarray], np.ndarray], int]
 
 
 def _is_tree_model(model) -> bool:
-    name = type(model).__name__
-    return name in ("DecisionTreeClassifier", "RandomForestClassifier",
-                    "ExtraTreesClassifier", "Booster", "XGBClassifier")
+    from fxai.models.kinds import is_kind
+
+    return is_kind(model, "tree", "forest", "xgboost")
 
 
 def shap_score(model, background, x, feature_names, seed: int = 0) -> list[float]:

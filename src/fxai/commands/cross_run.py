@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive, positive_int, probability
+from fxai.models import FAMILIES
 from fxai.runfile import RunWriter, load_input
 
 if TYPE_CHECKING:
@@ -26,8 +27,7 @@ TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", required=True)
     p.add_argument("--family", required=True,
-                   choices=["nbc", "dt", "obdd", "bt", "rf", "rfh", "mbt", "hgb", "lgbm",
-                            "pipe"],
+                   choices=list(FAMILIES),
                    help="rf: random forest, soft vote (scikit-learn's predict); rfh: the same "
                         "forest file, hard vote (majority of the trees' votes); hgb, lgbm: "
                         "HistGradientBoosting, LightGBM over real features")
@@ -52,7 +52,7 @@ PIPELINE_NO_PAXP = ("a Pipeline's columns are explained over the intervals and c
                     "its model tells apart: no uniform measure over its raw values")
 REAL_NO_PAXP = ("the model's features are real (explained over the intervals its splits tell "
                 "apart): no uniform measure over their values")
-REAL = ("hgb", "lgbm")  # families whose oracle takes no domains
+REAL = [f.name for f in FAMILIES.values() if f.real]  # cross runs over real features
 
 
 def counts(o: Oracle) -> bool:
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from fxai.data.split import pick_instance
     from fxai.models import VOTES, check_features, n_classes
     from fxai.models import load as load_model
-    from fxai.models.pipeline import is_pipeline
+    from fxai.models.kinds import is_kind
     from fxai.values import plain
 
     from .user_model import raw_frame
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
     vote = VOTES.get(args.family)  # a forest's vote rule; None: not a forest
-    pipeline = is_pipeline(model)
+    pipeline = is_kind(model, "pipeline")
     frames = raw_frame(model, data, data.X[rows]) if pipeline else None  # (one reading)
     settings = {"dataset": args.dataset, "family": args.family, "time_limit": args.time_limit,
                 "clock": args.clock, "delta": args.delta}

@@ -23,13 +23,14 @@ from pathlib import Path
 from fxai.argtypes import count, positive_int
 from fxai.errors import DataError
 from fxai.files import temp_beside, write_atomic
+from fxai.models import ENSEMBLES
 from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.ensemble_train")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--family", required=True, choices=["rf", "mbt", "hgb", "lgbm"])
+    p.add_argument("--family", required=True, choices=ENSEMBLES)
     p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
     p.add_argument("--split", required=True, help="split JSON (train/test row ids)")
     p.add_argument("--trees", type=positive_int, required=True,

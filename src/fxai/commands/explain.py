@@ -46,6 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="HistGradientBoosting, LightGBM: an empty cell (NaN) is a value of "
                         "its own, routed as the model routes it, and every feature may take "
                         "it (default: an empty cell is refused)")
+    p.add_argument("--columns", default=None,
+                   help="a model fitted without feature names: its features in order, as "
+                        "column names of the CSV (a,b,c); default: the CSV's columns are "
+                        "read by position, and the command says so")
     p.add_argument("--row", type=positive_int, default=None,
                    help="explain only this data row of the CSV (1: the first after the "
                         "header); default: every row")
@@ -99,35 +103,25 @@ CHECK_BATCH = 100  # explanations per checker call (the time limit is checked be
 
 
 def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[str],
-                vote: str | None = None, missing: bool = False) -> dict:
-    """One row's explanations (named), FFA and the independent checkers' verdict."""
+                vote: str | None = None, missing: bool = False,
+                names: list[str] | None = None) -> dict:
+    """One row's explanations (named), FFA and the independent checkers' verdict; the
+    explainer and the checker read the row and the keywords the same way (``names``: the
+    model's features in order, for a model fitted without)."""
     from fxai import explain, oracles, verify
     from fxai.explain.marco import CLOCKS
-    from fxai.models.hist_gradient import is_hist_gradient
-    from fxai.models.lgbm import is_lightgbm
-    from fxai.models.pipeline import is_pipeline
 
     now = CLOCKS[clock]
     t0 = now()
-    real = is_hist_gradient(model) or is_lightgbm(model)  # NaN may be a value
-    coded = real or is_pipeline(model)  # the oracle's instance: codes
-    options = {"vote": vote} if vote else {}
-    if real:
-        options["missing"] = missing
-    o = oracles.for_model(model, x, domains=domains, **options)
+    options = {"domains": domains, "vote": vote, "missing": missing}
+    o = oracles.for_model(model, x, columns=names, **options)
     if o.feature_names is None:
         o.feature_names = columns
     r = explain.all_xps(o, time_limit=time_limit, clock=clock)
-    finite = None  # a CategoricalNB knows its own
-    if domains is not None and type(model).__name__ != "CategoricalNB":
-        from fxai.oracles.instance import frame_domains
-
-        finite = frame_domains(domains)[0]
     t1 = now()
     try:  # the check gets the explainer's time limit too (in CPU s), in small batches
-        ok_a, ok_c = verify.check_all(model, x if coded else o.instance, r.axps, r.cxps,
-                                      domains=finite, vote=vote, batch=CHECK_BATCH,
-                                      time_limit=time_limit, missing=missing)
+        ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, batch=CHECK_BATCH,
+                                      time_limit=time_limit, columns=names, **options)
         verified: bool | None = all(ok_a) and all(ok_c)
     except oracles.TimeLimitExceeded:
         verified = None
@@ -170,53 +164,44 @@ def bar_chart(rec: dict, title: str, path: Path) -> None:
 def run(args: argparse.Namespace) -> int:
     from fxai.errors import DataError
     from fxai.files import write_atomic
+    from fxai.models import convert as conversion
     from fxai.models import load as load_model
 
     rows = _table(args.instances, args.target, must=False)
     domains = None if args.domains is None else _table(args.domains, args.target, must=True)
     model = load_model(args.model, n_features=rows.shape[1])
-    from fxai.models.forest import is_forest
-    from fxai.models.hist_gradient import is_hist_gradient
-    from fxai.models.lgbm import is_lightgbm
-    from fxai.models.pipeline import is_pipeline
+    conv = conversion.converter(model)  # the model's way in, as the library's
+    options = {"domains": domains, "vote": args.vote, "missing": args.missing}
+    for k in conversion.refused(conv, model, options):
+        raise DataError(f"{args.model}: --{k} does not apply to a {type(model).__name__}: "
+                        f"{conversion.WHY[k]}")
+    from fxai.oracles import check_model
 
-    if is_pipeline(model) and domains is not None:
-        raise DataError(f"{args.model}: --domains does not apply to a Pipeline (its encoders "
-                        "give the categories, its splits the numeric intervals)")
-    real = is_hist_gradient(model) or is_lightgbm(model)
-    if real and domains is not None:
-        raise DataError(f"{args.model}: --domains does not apply to a "
-                        f"{type(model).__name__} (its features are real; --missing adds the "
-                        "missing value)")
-    if args.missing and not real:
-        raise DataError(f"{args.model}: --missing applies to a HistGradientBoostingClassifier "
-                        f"or LightGBM model, not to a {type(model).__name__}")
-    if is_pipeline(model):
-        from fxai.oracles import check_model
-
-        try:
-            check_model(model, args.vote)
-        except TypeError as e:  # a step fxai cannot follow: a usage error, as argparse's
-            print(f"fxai explain: error: {args.model}: {e}", file=sys.stderr)
-            return 2
-    if args.vote is not None:
-        if not is_forest(model.steps[-1][1] if is_pipeline(model) else model):
-            raise DataError(f"{args.model}: --vote applies to random forests, not to a "
-                            f"{type(model).__name__}")
+    try:
+        check_model(model, args.vote)
+    except TypeError as e:  # a model or step fxai cannot read: a usage error, as argparse's
+        print(f"fxai explain: error: {args.model}: {e}", file=sys.stderr)
+        return 2
     columns = [str(c) for c in rows.columns]
+    names = _model_columns(args, conv, model, columns)
     if args.row is not None and args.row > len(rows):
         raise DataError(f"{args.instances}: --row {args.row}, but the file has {len(rows)} "
                         "data rows")
+    by_position = names is None and domains is None and _unnamed(conv, model)
+    if by_position:
+        shown = ", ".join(f"{c} -> feature {i}" for i, c in enumerate(columns))
+        print(f"fxai explain: {args.model} was fitted without feature names: the columns of "
+              f"{args.instances} are read by position ({shown}); --columns names the "
+              "model's features in order", file=sys.stderr)
     out = []
     for i in range(len(rows)) if args.row is None else [args.row - 1]:
-        x = rows.iloc[i].to_dict() if domains is not None or _named(model) else \
-            rows.iloc[i].tolist()
+        x = rows.iloc[i].tolist() if by_position else rows.iloc[i].to_dict()
         with warnings.catch_warnings():  # the checkers pass arrays in the model's own column
             # order (the instance was matched by name): scikit-learn's name warning is noise
             warnings.filterwarnings("ignore", "X does not have valid feature names")
             try:
                 rec = explain_row(model, x, domains, args.time_limit, args.clock, columns,
-                                  args.vote, args.missing)
+                                  args.vote, args.missing, names)
             except ValueError as e:
                 raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
         out.append({"row": i + 1, **rec})
@@ -226,9 +211,10 @@ def run(args: argparse.Namespace) -> int:
         for rec in out:
             bar_chart(rec, f"row {rec['row']}: predicted {rec['prediction']}",
                       folder / f"row_{rec['row']}.png")
-    write_atomic(args.out, json.dumps({"model": str(args.model),
-                                       "instances": str(args.instances), "rows": out},
-                                      indent=1, default=float) + "\n")
+    head = {"model": str(args.model), "instances": str(args.instances)}
+    if by_position:
+        head["columns_read_by_position"] = columns
+    write_atomic(args.out, json.dumps({**head, "rows": out}, indent=1, default=float) + "\n")
     unchecked = sum(r["verified"] is None for r in out)
     print(f"{len(out)} rows explained: {sum(r['verified'] is True for r in out)} verified, "
           f"{sum(r['complete'] for r in out)} complete"
@@ -237,7 +223,26 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _named(model) -> bool:
-    from fxai.oracles.instance import model_names
+def _unnamed(conv, model) -> bool:
+    """The model knows no feature names (a row is then read by position)."""
+    from fxai.models.schema import model_names
 
-    return model_names(model) is not None
+    return not (conv is not None and conv.coded) and model_names(model) is None
+
+
+def _model_columns(args, conv, model, columns: list[str]) -> list[str] | None:
+    """``--columns`` as a list (None when not given); a DataError when the model knows its
+    own names or the CSV lacks one of them."""
+    from fxai.errors import DataError
+
+    if args.columns is None:
+        return None
+    names = [c.strip() for c in args.columns.split(",")]
+    if not _unnamed(conv, model):
+        raise DataError(f"{args.model}: --columns applies to a model fitted without feature "
+                        "names; this one knows its own")
+    absent = [n for n in names if n not in columns]
+    if absent:
+        raise DataError(f"{args.instances}: --columns names {absent}, which are not columns "
+                        f"of the file ({columns})")
+    return names

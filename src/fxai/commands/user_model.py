@@ -20,8 +20,8 @@ from pathlib import Path
 
 from fxai.errors import ModelError
 from fxai.files import write_atomic
+from fxai.models import FAMILIES, n_classes
 from fxai.models import load as load_model
-from fxai.models import n_classes
 from fxai.version import code_version
 
 LOG = logging.getLogger("fxai.user_model")
@@ -29,7 +29,7 @@ LOG = logging.getLogger("fxai.user_model")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="the user's model file (config model.file)")
-    p.add_argument("--family", required=True, choices=["nbc", "dt", "rf", "bt", "mbt", "pipe"])
+    p.add_argument("--family", required=True, choices=[f.name for f in FAMILIES.values() if f.user])
     p.add_argument("--data", required=True, help="the prepared table <name>.csv")
     p.add_argument("--split", required=True, help="split JSON (test accuracy)")
     p.add_argument("--out", required=True, help="where the workflow keeps the checked copy")
@@ -59,9 +59,9 @@ def check(model, prep, path: str) -> None:
     if names is not None and names != prep.feature_names:
         raise ModelError(f"model file {path} was fitted on the features {names}; the prepared "
                          f"table has {prep.feature_names} (same names, same order).")
-    from fxai.models.pipeline import is_pipeline
+    from fxai.models.kinds import is_kind
 
-    pipeline = is_pipeline(model)
+    pipeline = is_kind(model, "pipeline")
     if pipeline:
         from fxai.oracles import check_model
 
@@ -105,11 +105,11 @@ def accuracy(model, X, y, prep=None) -> float:
     the rows as the file shows them, which needs ``prep``)."""
     import numpy as np
 
-    from fxai.models.pipeline import is_pipeline
+    from fxai.models.kinds import is_kind
 
     if len(y) == 0:
         return float("nan")
-    if is_pipeline(model):
+    if is_kind(model, "pipeline"):
         pred = model.predict(raw_frame(model, prep, X))
         return float(np.mean(np.searchsorted(model.classes_, pred) == y))
     if hasattr(model, "predict_proba"):  # scikit-learn: a class label, coded by its position

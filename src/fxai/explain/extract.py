@@ -48,6 +48,25 @@ def _features(o: Oracle, features: Iterable[int], what: str) -> set[int]:
     return {int(f) for f in out}
 
 
+def _order(o: Oracle, order: Iterable[int] | None, todo: set[int], what: str) -> list[int]:
+    """The features of ``todo`` in ``order`` (default ascending); ValueError when ``order``
+    leaves one of them out (the result would not be minimal) or is no list of indices."""
+    if order is None:
+        return sorted(todo)
+    if isinstance(order, str | bytes) or not isinstance(order, Iterable):
+        raise TypeError(f"{what}: order must be a list of feature indices, not "
+                        f"{type(order).__name__}")
+    order = list(order)
+    _features(o, order, f"{what}: order")
+    if len(set(order)) != len(order):
+        raise ValueError(f"{what}: order {order} repeats a feature")
+    left_out = sorted(todo - set(order))
+    if left_out:
+        raise ValueError(f"{what}: order leaves out features {left_out}; it must list every "
+                         "feature it may remove (else the result is not subset-minimal)")
+    return [int(j) for j in order if j in todo]
+
+
 def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None,
              time_limit: float | None = None, check_seed: bool = True):
     """One AXp (sorted feature list) inside ``seed`` (default: all of ``o.features``).
@@ -79,7 +98,7 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     [1, 2, 4]
     """
     fixed = set(o.features) if seed is None else _features(o, seed, "seed")
-    todo = sorted(fixed) if order is None else [j for j in order if j in fixed]
+    todo = _order(o, order, fixed, "find_axp")
     progress, weak = _Progress("find_axp", len(todo)), set(fixed)
     try:
         with o.time_limit(time_limit):
@@ -129,6 +148,7 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     """
     feats = o.features
     free = set(feats) if seed is None else _features(o, seed, "seed")
+    order = _order(o, order, free, "find_cxp")
     progress, weak = _Progress("find_cxp", len(free)), None
     try:
         with o.time_limit(time_limit):
@@ -139,7 +159,7 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                 raise ValueError("seed is not a weak CXp: fixing its complement entails the "
                                  "prediction")
             free = weak = _shrink_by_point(o, free, cex)
-            for i in sorted(free) if order is None else [j for j in order if j in free]:
+            for i in [j for j in order if j in free]:
                 if i in free:
                     o.check_time()
                     cex = o.counterexample((set(feats) - free) | {i})

@@ -41,19 +41,41 @@ def names(o: Oracle, result):
         f"x{i}" for i in range(o.n_features)]
 
     def go(r):
-        if r is None or isinstance(r, bool | float | str):
+        if r is None or isinstance(r, bool | float):
             return r
         if isinstance(r, int | np.integer):
-            return label[int(r)]
+            return label[index(o, r, "names")]
         if isinstance(r, AllXps):
             return dataclasses.replace(r, axps=go(r.axps), cxps=go(r.cxps))
         if isinstance(r, Mapping):
-            return {label[k]: v for k, v in r.items()}
+            return {label[index(o, k, "names")]: v for k, v in r.items()}
+        if isinstance(r, str | bytes) or not hasattr(r, "__iter__"):
+            raise TypeError(f"names: cannot map a {type(r).__name__} ({r!r}); pass feature "
+                            "indices, lists of them, an FFA dict or an AllXps")
         if isinstance(r, set | frozenset):
             return {go(v) for v in r}
         return type(r)(go(v) for v in r) if isinstance(r, tuple) else [go(v) for v in r]
 
     return go(result)
+
+
+def index(o: Oracle, f, what: str) -> int:
+    """``f`` as a feature index of ``o``: TypeError for a non-integer, ValueError out of
+    range (both naming ``what``)."""
+    if isinstance(f, bool) or not isinstance(f, int | np.integer):
+        raise TypeError(f"{what}: feature {f!r} is a {type(f).__name__}, not a feature index "
+                        f"(an integer 0..{o.n_features - 1})")
+    if not 0 <= f < o.n_features:
+        raise ValueError(f"{what}: feature index {f} is out of range 0..{o.n_features - 1}")
+    return int(f)
+
+
+def indices(o: Oracle, xp, what: str) -> tuple[int, ...]:
+    """The explanation ``xp`` as sorted feature indices of ``o`` (errors as :func:`index`)."""
+    if isinstance(xp, str | bytes | Mapping) or not hasattr(xp, "__iter__"):
+        raise TypeError(f"{what}: an explanation is a list of feature indices, not a "
+                        f"{type(xp).__name__} ({xp!r})")
+    return tuple(sorted({index(o, f, what) for f in xp}))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +127,7 @@ def describe(o: Oracle, xp, kind: str = "axp") -> Explanation:
     """
     if kind not in ("axp", "cxp"):
         raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
-    feats = tuple(sorted(int(f) for f in xp))
+    feats = indices(o, xp, "describe")
     shown = values(o)
     return Explanation(kind, feats, tuple(names(o, list(feats))),
                        tuple(shown[f] for f in feats), plain(o.prediction))

@@ -64,4 +64,5 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
         if now - shown >= 5.0:
             shown = now
             log.info("explain_rows: %d of %d rows, %.1f CPU s", n + 1, len(frame), now - t0)
-    return pd.DataFrame(out).set_index("row").rename_axis(frame.index.name)
+    columns = ["row", "prediction", "features", "names", "explanation", "cpu_s", "status"]
+    return pd.DataFrame(out, columns=columns).set_index("row").rename_axis(frame.index.name)

@@ -1,7 +1,11 @@
-"""Model families and their files: nbc/dt/rf/hgb/lgbm (joblib; hgb: scikit-learn
-HistGradientBoostingClassifier, lgbm: LightGBM LGBMClassifier), obdd (fxai JSON node table),
-bt/mbt (XGBoost JSON; mbt: multi-class). ``rfh`` is the ``rf`` forest read with the hard vote (the
-majority of the trees' votes, :data:`VOTES`): the same file, another model semantics.
+"""Model families of the workflow and their files: one :class:`Family` record each in
+:data:`FAMILIES`, read by the commands (their ``--family`` choices, a forest's vote) and by
+the rule files (wildcards, training rules, the report's model tables).
+
+nbc/dt/rf/hgb/lgbm/pipe are joblib files (hgb: scikit-learn HistGradientBoostingClassifier,
+lgbm: LightGBM LGBMClassifier, pipe: a user's scikit-learn Pipeline), obdd an fxai JSON node
+table, bt/mbt XGBoost JSON (mbt: multi-class). ``rfh`` is the ``rf`` forest read with the hard
+vote (the majority of the trees' votes): the same file, another model semantics.
 
 :func:`load` is the one way to read a model file back: a missing, truncated or foreign file
 raises :class:`ModelError` naming the file and what to do, never a bare library error.
@@ -9,28 +13,61 @@ raises :class:`ModelError` naming the file and what to do, never a bare library 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from fxai.errors import ModelError
 
-FAMILIES = {"nbc": ".joblib", "dt": ".joblib", "obdd": ".bdd.json", "bt": ".json",
-            "rf": ".joblib", "rfh": ".joblib", "mbt": ".json", "hgb": ".joblib",
-            "lgbm": ".joblib"}
+
+@dataclass(frozen=True)
+class Family:
+    """A workflow model family: its file ``suffix`` and ``folder`` under models/, what the
+    file holds (``what``; ``kinds``: :mod:`fxai.models.kinds`), a forest's ``vote``, whether
+    ``ensemble-train`` trains it (``ensemble``), whether a user may bring a fitted model of it
+    (``user``) and whether its cross runs read real features (``real``: no finite domains)."""
+
+    name: str
+    suffix: str
+    what: str
+    kinds: tuple[str, ...]
+    folder: str = ""
+    vote: str | None = None
+    ensemble: bool = False
+    user: bool = False
+    real: bool = False
+
+    @property
+    def directory(self) -> str:
+        return self.folder or self.name
+
+
+FAMILIES = {f.name: f for f in (
+    Family("nbc", ".joblib", "naive Bayes (joblib)", ("nbc",), user=True),
+    Family("dt", ".joblib", "decision tree (joblib)", ("tree",), user=True),
+    Family("obdd", ".bdd.json", "OBDD (fxai-obdd JSON)", ()),
+    Family("bt", ".json", "XGBoost (JSON)", ("xgboost",), user=True),
+    Family("rf", ".joblib", "random forest (joblib)", ("forest",), vote="soft", ensemble=True,
+           user=True),
+    Family("rfh", ".joblib", "random forest (joblib)", ("forest",), folder="rf", vote="hard"),
+    Family("mbt", ".json", "XGBoost (JSON)", ("xgboost",), ensemble=True, user=True),
+    Family("hgb", ".joblib", "HistGradientBoostingClassifier (joblib)", ("hist_gradient",),
+           ensemble=True, real=True),
+    Family("lgbm", ".joblib", "LGBMClassifier (joblib)", ("lightgbm",), ensemble=True,
+           real=True),
+    Family("pipe", ".joblib", "scikit-learn Pipeline (joblib)", ("pipeline",), user=True),
+)}
 #: family -> a forest's vote rule (scikit-learn's predict is the soft vote)
-VOTES = {"rf": "soft", "rfh": "hard"}
-_FOLDER = {"rfh": "rf"}  # the hard-vote family reads the rf forest
-_WHAT = {"nbc": "naive Bayes (joblib)", "dt": "decision tree (joblib)",
-         "obdd": "OBDD (fxai-obdd JSON)", "bt": "XGBoost (JSON)",
-         "rf": "random forest (joblib)", "rfh": "random forest (joblib)",
-         "mbt": "XGBoost (JSON)", "pipe": "scikit-learn Pipeline (joblib)",
-         "hgb": "HistGradientBoostingClassifier (joblib)", "lgbm": "LGBMClassifier (joblib)"}
+VOTES = {f.name: f.vote for f in FAMILIES.values() if f.vote}
+#: the families ensemble-train trains (cross.smk's cross_train_<family> rules)
+ENSEMBLES = [f.name for f in FAMILIES.values() if f.ensemble]
 
 
 def model_path(results: str | Path, family: str, ds: str) -> Path:
     """Where the workflow saves the ``family`` model of dataset ``ds``."""
     if family not in FAMILIES:
         raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILIES)}")
-    return Path(results) / "models" / _FOLDER.get(family, family) / f"{ds}{FAMILIES[family]}"
+    f = FAMILIES[family]
+    return Path(results) / "models" / f.directory / f"{ds}{f.suffix}"
 
 
 def family_of(path: str | Path) -> str | None:
@@ -41,8 +78,9 @@ def family_of(path: str | Path) -> str | None:
     if path.suffix in (".json", ".ubj"):
         return "bt"
     if path.suffix == ".joblib":
-        return path.parent.name if path.parent.name in ("nbc", "dt", "rf", "hgb",
-                                                        "lgbm") else None
+        folder = path.parent.name
+        return folder if folder in FAMILIES and FAMILIES[folder].suffix == ".joblib" and (
+            FAMILIES[folder].directory == folder) else None
     raise ModelError(f"{path}: unknown model format (.joblib, .bdd.json, .json or .ubj)")
 
 
@@ -53,32 +91,24 @@ def _read(path: Path, family: str | None, n_features: int | None):
         if n_features is None:
             raise ValueError(f"{path}: an OBDD needs n_features to load")
         return OBDD.load(path, n_features)
-    if family in ("bt", "mbt"):
+    if family in FAMILIES and "xgboost" in FAMILIES[family].kinds:
         from fxai.models import boosted
 
         return boosted.load(path)
     import joblib
-    from sklearn.ensemble import (
-        ExtraTreesClassifier,
-        HistGradientBoostingClassifier,
-        RandomForestClassifier,
-    )
-    from sklearn.naive_bayes import CategoricalNB
-    from sklearn.pipeline import Pipeline
-    from sklearn.tree import DecisionTreeClassifier
+
+    from fxai.models.kinds import is_kind
 
     model = joblib.load(path)
-    forests = (RandomForestClassifier, ExtraTreesClassifier)
-    from lightgbm import LGBMClassifier
+    fam = FAMILIES.get(family or "")
+    wanted = fam.kinds if fam is not None else tuple(
+        k for f in FAMILIES.values() if f.suffix == ".joblib" for k in f.kinds)
+    if not is_kind(model, *wanted):
+        from fxai.models.kinds import CLASSES
 
-    anything = (CategoricalNB, DecisionTreeClassifier, *forests, Pipeline,
-                HistGradientBoostingClassifier, LGBMClassifier)
-    wanted = {"nbc": (CategoricalNB,), "dt": (DecisionTreeClassifier,), "rf": forests,
-              "rfh": forests, "pipe": (Pipeline,), "hgb": (HistGradientBoostingClassifier,),
-              "lgbm": (LGBMClassifier,)}.get(family, anything)
-    if not isinstance(model, wanted):
-        raise TypeError(f"it holds a {type(model).__name__}, not a "
-                        + " or ".join(w.__name__ for w in wanted))
+        names = [n for k in dict.fromkeys(wanted) for n in CLASSES[k][1]
+                 if k != "lightgbm" or n != "Booster"]
+        raise TypeError(f"it holds a {type(model).__name__}, not a " + " or ".join(names))
     return model
 
 
@@ -90,7 +120,7 @@ def load(path: str | Path, n_features: int | None = None, family: str | None = N
     """
     path = Path(path)
     family = family or family_of(path)
-    what = _WHAT.get(family or "", "joblib")
+    what = FAMILIES[family].what if family in FAMILIES else "joblib"
     if not path.is_file():
         raise ModelError(f"model file {path} does not exist: train it first (the workflow's "
                          "training rule writes it).")

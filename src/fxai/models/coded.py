@@ -11,13 +11,15 @@ exact in float32). :mod:`fxai.models.pipeline` (scikit-learn Pipelines) and
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from fxai.models.boosted import Tree
+from fxai.models.schema import frame_domains, is_frame, read_row
 from fxai.values import plain
 
 OTHER = "(other)"  # the label of the code for any value an encoder does not know
@@ -91,12 +93,24 @@ def same_value(v, w) -> bool:
         return False
 
 
+NO_MISSING = ("an instance must give every feature a value (fxai does not model missing "
+              "values here; see docs/semantics.md)")
+
+#: the hint of a model whose reading can give every column a code for NaN (``missing``)
+MISSING_HINT = ("pass missing=True (fxai explain: --missing) to explain it as a value of its "
+                "own, routed as the model routes it (docs/semantics.md)")
+
+
 @dataclass(frozen=True)
 class Encoded:
-    """A model over its original columns: ``model`` reads one code per column."""
+    """A model over its original columns: ``model`` reads one code per column; a missing
+    value of a column without a code for it is refused with ``missing_hint``."""
 
     model: object
     columns: tuple[Column, ...]
+    missing_hint: str = NO_MISSING
+    alias: Callable[[str], str] | None = None  # the model's spelling of a user's name
+    values: tuple | None = None  # per column its finite raw values, or None (any)
 
     @property
     def names(self) -> list[str]:
@@ -119,32 +133,61 @@ class Encoded:
                 raise ValueError(f"feature {col.name!r}: value {v!r} is not a number") from None
         return v
 
-    def row(self, x) -> tuple[list[int], list]:
+    def restricted(self, domains=None, columns=None) -> Encoded:
+        """This model with finite ``domains`` (per column a list of raw values, or None for
+        any value; or a DataFrame, see :mod:`fxai.models.schema`) and checked ``columns``
+        (the user's names of its columns, in order)."""
+        if columns is not None:
+            spelt = [self.alias(str(c)) if self.alias else str(c) for c in columns]
+            if spelt != self.names:
+                raise ValueError(f"columns {list(columns)} differ from the model's columns "
+                                 f"{self.names}")
+        if domains is None:
+            return self
+        if is_frame(domains):
+            spelt = [self.alias(str(c)) if self.alias else str(c) for c in domains.columns]
+            if spelt != self.names:
+                raise ValueError(f"the domains frame's columns {list(domains.columns)} differ "
+                                 f"from the model's columns {self.names}")
+            coded, labels = frame_domains(domains)
+            domains = [d if lab is None else lab for d, lab in zip(coded, labels, strict=True)]
+        if isinstance(domains, str | bytes) or not isinstance(domains, Sequence):
+            raise TypeError("domains must be a list (per column its values, or None) or a "
+                            f"DataFrame, not {type(domains).__name__}")
+        if len(domains) != len(self.columns):
+            raise ValueError(f"domains has {len(domains)} entries, the model "
+                             f"{len(self.columns)} columns {self.names}")
+        values = tuple(None if d is None else tuple(d) for d in domains)
+        for c, vals in zip(self.columns, values, strict=True):
+            for v in vals or ():
+                if not (missing_value(v) and c.missing):
+                    c.code(v)  # a ValueError for a value the column cannot take
+        return dataclasses.replace(self, values=values)
+
+    @property
+    def code_domains(self) -> list | None:
+        """Per column the codes its finite values take (None: every code), for the oracle."""
+        if self.values is None:
+            return None
+        return [None if vals is None else sorted({c.code(v) for v in vals}
+                                                  | ({c.size - 1} if c.missing else set()))
+                for c, vals in zip(self.columns, self.values, strict=True)]
+
+    def read(self, x) -> tuple[list[int], list]:
         """(the codes of the raw instance ``x``: a Series or dict by column name, a 1-row
         DataFrame or a row in column order; per column its labels)."""
-        values = raw_row(x, self.names)
+        values = read_row(x, self.names, alias=self.alias)
+        for i, (c, v) in enumerate(zip(self.columns, values, strict=True)):
+            if missing_value(v) and not c.missing and c.kind != "unused":
+                raise ValueError(f"feature {c.name!r} is missing (NaN): {self.missing_hint}")
+            allowed = None if self.values is None else self.values[i]
+            if allowed is not None and not missing_value(v) and not any(
+                    same_value(v, w) for w in allowed):
+                shown = list(allowed) if len(allowed) <= 20 else f"{len(allowed)} values"
+                raise ValueError(f"feature {c.name!r}: value {v!r} is outside its domain "
+                                 f"{shown}")
         codes = [c.code(v) for c, v in zip(self.columns, values, strict=True)]
         return codes, [c.labels(v) for c, v in zip(self.columns, values, strict=True)]
-
-
-def raw_row(x, names: list[str]) -> list:
-    if type(x).__name__ == "DataFrame":
-        if len(x) != 1:
-            raise ValueError(f"a DataFrame instance must have exactly 1 row, not {len(x)}")
-        x = x.iloc[0]
-    if type(x).__name__ == "Series" or isinstance(x, Mapping):
-        keys = [str(k) for k in x.keys()]
-        unknown, missing = sorted(set(keys) - set(names)), [n for n in names if n not in keys]
-        if unknown or missing:
-            raise ValueError(f"instance columns do not match the model's {names}: "
-                             f"unknown {unknown}, missing {missing}")
-        by = dict(zip(keys, (x[k] for k in x.keys()), strict=True))
-        return [by[n] for n in names]
-    row = list(np.asarray(x, dtype=object).reshape(-1))
-    if len(row) != len(names):
-        raise ValueError(f"instance has {len(row)} values, the model {len(names)} "
-                         f"columns {names}")
-    return row
 
 
 def runs(g: np.ndarray, lo: int, hi: int) -> list[tuple[int, int, bool]]:

@@ -23,15 +23,6 @@ from fxai.values import plain
 VOTES = ("soft", "hard")
 
 
-def is_forest(model: object) -> bool:
-    """A scikit-learn random forest or extra-trees classifier (or a subclass)."""
-    try:
-        from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, RandomForestClassifier | ExtraTreesClassifier)
-
-
 def _strict_threshold(t: np.ndarray) -> np.ndarray:
     """``t'`` (float32) with ``float32(x) <= t  <=>  float32(x) < t'`` for every x."""
     a = t.astype(np.float32)

@@ -22,17 +22,9 @@ import math
 import numpy as np
 
 from fxai.models.boosted import Tree
-from fxai.models.coded import Column, Encoded, missing_value, recode
+from fxai.models.coded import MISSING_HINT, Column, Encoded, missing_value, recode
 from fxai.models.scores import ScoreEnsemble
 from fxai.values import plain
-
-
-def is_hist_gradient(model: object) -> bool:
-    try:
-        from sklearn.ensemble import HistGradientBoostingClassifier
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, HistGradientBoostingClassifier)
 
 
 def _layout(model) -> tuple[np.ndarray, list]:
@@ -115,4 +107,4 @@ def from_sklearn(model, missing: bool = False) -> Encoded:
         n_features=n,
         kind="HistGradientBoostingClassifier",
         feature_names=tuple(names),
-    ), columns)
+    ), columns, MISSING_HINT)

@@ -29,21 +29,13 @@ import math
 
 import numpy as np
 
-from fxai.models.coded import Column, Encoded, recode
+from fxai.models.coded import MISSING_HINT, Column, Encoded, recode
 from fxai.models.scores import ScoreEnsemble
 from fxai.values import plain
 
 ZERO = float(np.float32(1e-35))  # LightGBM's kZeroThreshold (a float literal)
-
-
-def is_lightgbm(model: object) -> bool:
-    if not type(model).__module__.startswith("lightgbm"):  # (no import of lightgbm)
-        return False
-    try:
-        import lightgbm as lgb
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, lgb.Booster | lgb.LGBMClassifier)
+SUPPORTED = ("fxai reads LightGBM binary and multiclass (softmax) classifiers of "
+             "constant-leaf trees on numeric features and integer-coded categorical features")
 
 
 def goes_left(x: float, threshold: float, default_left: bool, missing_type: str) -> bool:
@@ -136,17 +128,18 @@ def from_lightgbm(model, missing: bool = False) -> Encoded:
     objective = str(doc["objective"])
     name = objective.split()[0]
     if name not in ("binary", "multiclass"):
-        raise TypeError(f"LightGBM objective {name!r} is not supported: fxai reads binary and "
-                        "multiclass (softmax) classifiers")
+        raise TypeError(f"LightGBM objective {name!r} is not supported: {SUPPORTED}")
     if doc.get("average_output"):
-        raise TypeError("LightGBM random-forest mode (average_output) is not supported")
+        raise TypeError(f"LightGBM random-forest mode (average_output) is not supported: "
+                        f"{SUPPORTED}")
     n = int(doc["max_feature_idx"]) + 1
     names = [str(v) for v in doc.get("feature_names") or [f"x{i}" for i in range(n)]]
     k = int(doc["num_class"]) if name == "multiclass" else 1
     width = 2 if k == 1 else k
     if b.pandas_categorical:
         raise TypeError("LightGBM fitted on pandas 'category' columns is not supported yet: "
-                        "fit on their integer codes (categorical_feature=[...])")
+                        "fit on their integer codes (categorical_feature=[...]); "
+                        f"{SUPPORTED}")
     raw = []
     zero_band = {-ZERO, float(np.nextafter(ZERO, math.inf))}  # values read as 0
     cuts: list[set[float]] = [set(zero_band) for _ in range(n)]
@@ -164,7 +157,8 @@ def from_lightgbm(model, missing: bool = False) -> Encoded:
             if math.isfinite(float(np.nextafter(thr, math.inf))):
                 cuts[f].add(float(np.nextafter(thr, math.inf)))
         if any("leaf_coeff" in nd for nd in nodes):
-            raise TypeError("LightGBM linear trees are not supported")
+            raise TypeError(f"LightGBM linear trees (linear_tree=True) are not supported: "
+                            f"{SUPPORTED}")
         raw.append((t % k, nodes))
     columns = tuple(Column(names[f], "number", bounds=tuple(sorted(cuts[f])), missing=missing)
                     for f in range(n))
@@ -199,5 +193,11 @@ def from_lightgbm(model, missing: bool = False) -> Encoded:
     classes = tuple(plain(c) for c in classes) if classes is not None else tuple(range(width))
     return Encoded(ScoreEnsemble(
         trees=tuple(trees), base=base, divisor=1.0, classes=classes, n_features=n,
-        kind=f"LightGBM {objective}", feature_names=tuple(names)), columns)
+        kind=f"LightGBM {objective}", feature_names=tuple(names)), columns, MISSING_HINT,
+        alias=stored_name)
+
+
+def stored_name(name: str) -> str:
+    """The name LightGBM stores for a column ``name`` (it writes spaces as underscores)."""
+    return name.replace(" ", "_")
 

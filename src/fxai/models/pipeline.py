@@ -35,15 +35,8 @@ import numpy as np
 
 from fxai.models.boosted import Tree
 from fxai.models.coded import Column, Encoded, missing_value, recode
+from fxai.models.kinds import is_kind
 from fxai.values import plain
-
-
-def is_pipeline(model: object) -> bool:
-    try:
-        from sklearn.pipeline import Pipeline
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, Pipeline)
 
 
 def make(transformer, model):
@@ -139,20 +132,9 @@ def _blocks(first_name: str, first, n_in: int) -> list[tuple[str, object, list[i
 
 
 def _final(name: str, model):
-    from sklearn.naive_bayes import CategoricalNB
-    from sklearn.tree import DecisionTreeClassifier
-
-    from fxai.models.forest import is_forest
-
-    if isinstance(model, DecisionTreeClassifier | CategoricalNB) or is_forest(model):
+    if is_kind(model, "tree", "nbc", "forest") or (
+            is_kind(model, "xgboost") and hasattr(model, "get_booster")):
         return model
-    try:
-        import xgboost as xgb
-
-        if isinstance(model, xgb.XGBClassifier):
-            return model
-    except ModuleNotFoundError:
-        pass
     raise TypeError(f"pipeline step '{name}' ({type(model).__name__}) is not supported as the "
                     "model: fxai explains pipelines ending in a DecisionTreeClassifier, "
                     "RandomForestClassifier, ExtraTreesClassifier, XGBClassifier or "
@@ -257,19 +239,11 @@ def read(pipe, vote: str = "soft") -> Encoded:
                 columns[c] = Column(pre.names[c], "number")
                 numeric_owner[range(width)[where][j]] = c
     base = [c.values[0] if c.kind == "category" else 0.0 for c in columns]
-    if _is_sparse(pre.raw([[b] for b in base])) and not _is_sklearn_tree_model(final):
+    if _is_sparse(pre.raw([[b] for b in base])) and not is_kind(final, "tree", "forest"):
         raise TypeError("the preprocessing outputs a sparse matrix, in which XGBoost reads "
                         "the zeros as missing values: set sparse_output=False on the "
                         "OneHotEncoder (or sparse_threshold=0 on the ColumnTransformer)")
     return _Reader(pre, columns, base, position, numeric_owner).encode(final, vote)
-
-
-def _is_sklearn_tree_model(model) -> bool:
-    from sklearn.tree import DecisionTreeClassifier
-
-    from fxai.models.forest import is_forest
-
-    return isinstance(model, DecisionTreeClassifier) or is_forest(model)
 
 
 def _key(x: np.ndarray) -> np.ndarray:
@@ -335,15 +309,13 @@ class _Reader:
                 for i in range(n)]
 
     def encode(self, final, vote: str) -> Encoded:
-        from sklearn.naive_bayes import CategoricalNB
-
         from fxai.models import forest, scores
 
-        if isinstance(final, CategoricalNB):
+        if is_kind(final, "nbc"):
             return self._naive_bayes(final)
-        if _is_forest(final):
+        if is_kind(final, "forest"):
             model = forest.from_sklearn(final, vote=vote)
-        elif _is_dt(final):
+        elif is_kind(final, "tree"):
             model = None
         else:
             model = scores.convert(final)
@@ -434,18 +406,6 @@ class _Reader:
         if b == -math.inf:
             return c, np.zeros(col.size, dtype=bool)
         return c, codes <= col.bounds.index(b)
-
-
-def _is_forest(model) -> bool:
-    from fxai.models.forest import is_forest
-
-    return is_forest(model)
-
-
-def _is_dt(model) -> bool:
-    from sklearn.tree import DecisionTreeClassifier
-
-    return isinstance(model, DecisionTreeClassifier)
 
 
 def _dt_tree(clf) -> Tree:

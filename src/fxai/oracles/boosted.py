@@ -55,6 +55,7 @@ import numpy as np
 from numba import njit
 
 from fxai.models.boosted import TIES, Ensemble, change_rule, from_booster, reject_missing, tie_band
+from fxai.models.kinds import is_xgboost
 from fxai.oracles.base import Oracle
 from fxai.oracles.registry import register
 
@@ -449,12 +450,4 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
     return none
 
 
-def _is_xgboost(model) -> bool:
-    try:
-        import xgboost as xgb
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, xgb.Booster | xgb.XGBClassifier)
-
-
-register(lambda m: isinstance(m, Ensemble) or _is_xgboost(m), BoostedOracle)
+register(lambda m: isinstance(m, Ensemble) or is_xgboost(m), BoostedOracle)

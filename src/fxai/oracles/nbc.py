@@ -564,7 +564,7 @@ class NBCOracle(Oracle):
 
 def _build(model: CategoricalNB | XLC | NBCTables, x, decimals: int = 3, domains=None) -> NBCOracle:
     """``for_model`` entry: the domains are the fitted model's (``domains`` only names the
-    features and their categories, see :mod:`fxai.oracles.instance`)."""
+    features and their categories, see :mod:`fxai.models.schema`)."""
     return NBCOracle(model, x, decimals=decimals)
 
 

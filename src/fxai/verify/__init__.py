@@ -17,6 +17,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
+
+from fxai.models.kinds import is_kind, is_xgboost, xgboost_objective
+
 log = logging.getLogger(__name__)
 
 WeakAXps = Callable[[list[set[int]]], list[bool]]
@@ -34,51 +38,24 @@ def _each(weak_axp: Callable[[set[int]], bool]) -> WeakAXps:
     return lambda sets: [bool(weak_axp(s)) for s in sets]
 
 
-def _is_xgboost(model) -> bool:
-    try:
-        import xgboost as xgb
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, xgb.Booster | xgb.XGBModel)
-
-
-def _objective(model) -> str:
-    import json
-
-    booster = model.get_booster() if hasattr(model, "get_booster") else model
-    return json.loads(booster.save_config())["learner"]["objective"]["name"]
-
-
 def _is_binary_xgboost(model) -> bool:
     """A binary XGBoost model, its saved file, or its checker (:mod:`fxai.verify.boosted`)."""
     from fxai.verify.boosted import BoostedChecker
 
     if isinstance(model, str | Path | BoostedChecker):
         return True
-    return _is_xgboost(model) and _objective(model) == "binary:logistic"
+    return is_xgboost(model) and xgboost_objective(model) == "binary:logistic"
 
 
 def _is_score_model(model) -> bool:
     """A multi-class XGBoost model or a scikit-learn random forest."""
-    if _is_xgboost(model):
-        return _objective(model).startswith("multi:")
-    try:
-        from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, RandomForestClassifier | ExtraTreesClassifier)
+    if is_xgboost(model):
+        return xgboost_objective(model).startswith("multi:")
+    return is_kind(model, "forest")
 
 
-def _isinstance_of(module: str, name: str) -> Callable[[object], bool]:
-    def accepts(model) -> bool:
-        import importlib
-
-        try:
-            cls = getattr(importlib.import_module(module), name)
-        except ModuleNotFoundError:
-            return False
-        return isinstance(model, cls)
-    return accepts
+def _of_kind(kind: str) -> Callable[[object], bool]:
+    return lambda model: is_kind(model, kind)
 
 
 def _nbc(model, x, domains, vote):
@@ -118,30 +95,21 @@ def _scores(model, x, domains, vote):
     from fxai.verify.scores import ScoreChecker
     from fxai.verify.votes import VoteChecker, pure_leaves
 
-    if not _is_xgboost(model) and (vote == "hard" or pure_leaves(model)):
+    if not is_xgboost(model) and (vote == "hard" or pure_leaves(model)):
         chk = VoteChecker(model, x, domains, vote or "soft")
         return chk.weak_axps, list(range(chk.n_features))
     chk = ScoreChecker(model, x, domains, vote)
     return _each(chk.entails), list(range(chk.n_features))
 
 
-register("scikit-learn CategoricalNB", _isinstance_of("sklearn.naive_bayes", "CategoricalNB"),
-         _nbc)
-register("scikit-learn DecisionTreeClassifier (and ExtraTreeClassifier)",
-         _isinstance_of("sklearn.tree", "DecisionTreeClassifier"), _tree)
-register("fxai OBDD", _isinstance_of("fxai.models.obdd", "OBDD"), _obdd)
+register("scikit-learn CategoricalNB", _of_kind("nbc"), _nbc)
+register("scikit-learn DecisionTreeClassifier (and ExtraTreeClassifier)", _of_kind("tree"), _tree)
+register("fxai OBDD",
+         lambda model: "fxai.models.obdd" in {c.__module__ for c in type(model).__mro__}, _obdd)
 register("XGBoost binary:logistic (Booster, XGBClassifier, saved file)", _is_binary_xgboost,
          _boosted)
 register("XGBoost multi:softmax / multi:softprob, scikit-learn RandomForestClassifier / "
          "ExtraTreesClassifier", _is_score_model, _scores)
-
-
-def _is_pipeline(model) -> bool:
-    try:
-        from sklearn.pipeline import Pipeline
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, Pipeline)
 
 
 def _pipeline(model, x, domains, vote, deadline=None):
@@ -154,31 +122,23 @@ def _pipeline(model, x, domains, vote, deadline=None):
 
 
 register("scikit-learn Pipeline of encoders and scalers (by its last step's checker)",
-         _is_pipeline, _pipeline)
+         _of_kind("pipeline"), _pipeline)
 
 
 def _grid(model, x, domains, vote, missing: bool = False):
     from fxai.verify import scores
     from fxai.verify.grid import GridChecker
 
-    if domains is not None:
-        raise TypeError(f"a {type(model).__name__}'s checker takes no domains")
-    if not missing and scores.reads(model):  # numeric splits: one MILP per rival class
+    if not missing and domains is None and scores.reads(model):  # one MILP per rival class
         milp = scores.ScoreChecker(model, x)
         return _each(milp.entails), list(range(milp.n_features))
-    chk = GridChecker(model, x, missing)
+    chk = GridChecker(model, x, missing, domains)
     return chk.weak_axps, list(range(chk.n))
-
-
-def _is_grid_model(model) -> bool:
-    """A HistGradientBoostingClassifier or a LightGBM model (brute force over thresholds)."""
-    return type(model).__name__ in ("HistGradientBoostingClassifier", "LGBMClassifier") or (
-        type(model).__name__ == "Booster" and type(model).__module__.startswith("lightgbm"))
 
 
 register("scikit-learn HistGradientBoostingClassifier, LightGBM LGBMClassifier / Booster "
          "(MILP; brute force over their thresholds with categories or missing values)",
-         _is_grid_model, _grid)
+         lambda model: is_kind(model, "hist_gradient", "lightgbm"), _grid)
 
 
 def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:
@@ -193,8 +153,8 @@ def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAX
 
 def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[int]],
               domains=None, batch: int = 2000, vote: str | None = None,
-              time_limit: float | None = None,
-              missing: bool = False) -> tuple[list[bool], list[bool]]:
+              time_limit: float | None = None, missing: bool = False,
+              columns: Sequence[str] | None = None) -> tuple[list[bool], list[bool]]:
     """(is each AXp an AXp, is each CXp a CXp) of ``model`` at ``x``; for binary XGBoost
     (no domains) the compiled leaf search checks all of them in a few calls.
 
@@ -205,7 +165,8 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     domains, whose compiled checker stops between batches of its own); progress is logged
     (INFO of ``fxai.verify``) after each batch once 5 CPU s have passed. ``missing``: the
     features of a HistGradientBoostingClassifier or LightGBM model also range over NaN (as
-    ``for_model(..., missing=True)``).
+    ``for_model(..., missing=True)``); ``columns``: the model's feature names in order, for a
+    model fitted without (as ``for_model`` takes them).
 
     Examples
     --------
@@ -214,28 +175,32 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     >>> check_all(clf, [1, 1], axps=[[0, 1], [0]], cxps=[[0]], domains=[[0, 1], [0, 1]])
     ([True, False], [True])
     """
+    from fxai.models import convert as conversion
+    from fxai.models.schema import Schema, read_row
     from fxai.oracles.base import TimeLimitExceeded, valid_time_limit
-    from fxai.oracles.instance import resolve
+    from fxai.oracles.registry import paired
 
     valid_time_limit(time_limit)
+    axps, cxps = _explanations(axps, "axps"), _explanations(cxps, "cxps")
     t0 = time.process_time()
-    if isinstance(model, tuple) and len(model) == 2 and hasattr(model[0], "transform"):
-        from sklearn.pipeline import Pipeline  # a (ColumnTransformer, model) pair
-
-        model = Pipeline([("pre", model[0]), ("model", model[1])])
-    if _is_grid_model(model):  # NaN may be a value
-        names = getattr(model, "feature_names_in_", None)
-        if type(x).__name__ == "DataFrame":
-            x = x.iloc[0]
-        row = [x[n] for n in names] if names is not None and hasattr(x, "keys") else x
-        weak_axps, features = _grid(model, row, domains, vote, missing)
+    model = paired(model)  # the way in of fxai.oracles.for_model: conversion, then schema
+    conv = conversion.converter(model)
+    conversion.check_keywords(conv, model, {"domains": domains, "vote": vote,
+                                            "missing": missing}, "check_all")
+    if conv is not None and conv.coded:  # raw values, in the model's column order
+        schema = conversion.convert(conv, model, None, vote, missing).restricted(domains,
+                                                                               columns)
+        schema.read(x)  # a value the model cannot take is refused as for_model refuses it
+        row = read_row(x, schema.names, alias=schema.alias)
+        if conv.kind == "pipeline":  # checked column by column
+            weak_axps, features = _pipeline(model, row, None, vote,
+                                            None if time_limit is None else t0 + time_limit)
+        else:  # NaN may be a value
+            weak_axps, features = _grid(model, row, schema.values, vote, missing)
         return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
-    if _is_pipeline(model):  # a raw row, checked column by column
-        weak_axps, features = _pipeline(model, x, domains, vote,
-                                        None if time_limit is None else t0 + time_limit)
-        return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
-    x, options, _, _ = resolve(model, x, {"domains": domains})
-    domains = options["domains"]
+    schema = Schema.of(model, domains, columns)
+    domains = schema.domain_list
+    x = schema.read(x)[0]
     if domains is None and _is_binary_xgboost(model):
         from fxai.verify.boosted import BoostedChecker
         from fxai.verify.boosted_leaves import LeafProver
@@ -251,12 +216,37 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
 
 
+def _explanations(xps, what: str) -> list[list[int]]:
+    """``xps`` as lists of feature indices: TypeError naming ``what`` for anything else (a
+    string, one flat list of numbers, a non-integer feature)."""
+    def bad(got) -> TypeError:
+        return TypeError(f"check_all: {what} must be a list of explanations, each a list of "
+                         f"feature indices (e.g. [[0, 2], [1]]), not {got!r}")
+
+    if isinstance(xps, str | bytes | dict) or not hasattr(xps, "__iter__"):
+        raise bad(xps)
+    out = []
+    for xp in xps:
+        if isinstance(xp, str | bytes | dict) or not hasattr(xp, "__iter__"):
+            raise bad(xps)
+        xp = list(xp)
+        if any(isinstance(f, bool) or not isinstance(f, int | np.integer) or f < 0
+               for f in xp):
+            raise bad(xps)
+        out.append([int(f) for f in xp])
+    return out
+
+
 def _check(weak_axps: WeakAXps, features: list[int], axps, cxps, t0: float, batch: int,
            time_limit: float | None) -> tuple[list[bool], list[bool]]:
     """check_all's batches: each explanation and its single-feature changes."""
     from fxai.oracles.base import TimeLimitExceeded
 
     features = set(features)
+    outside = sorted({f for xp in [*axps, *cxps] for f in xp} - features)
+    if outside:
+        raise ValueError(f"check_all: features {outside} are not feature indices of the model "
+                         f"(0..{max(features, default=-1)})")
     items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
     ok: list[bool] = []
     for start in range(0, len(items), batch):

@@ -70,7 +70,8 @@ def _lightgbm_splits(model) -> tuple[list[set[float]], dict[int, list]]:
 
 
 class GridChecker:
-    def __init__(self, model, x, missing: bool = False):
+    def __init__(self, model, x, missing: bool = False, domains=None):
+        """``domains``: per feature its finite values (None: the values the splits test)."""
         self.model = model
         splits, categories = (_hist_gradient_splits(model) if hasattr(model, "_predictors")
                               else _lightgbm_splits(model))
@@ -81,6 +82,8 @@ class GridChecker:
         for f in range(n):
             vals = sorted(v for v in cuts[f] if np.isfinite(v))
             vals = categories.get(f, [vals[0] - 1.0 if vals else 0.0, *vals])
+            if domains is not None and domains[f] is not None:
+                vals = [v for v in domains[f] if not (isinstance(v, float) and np.isnan(v))]
             self.values.append(vals + [np.nan] * missing)
         self.n = n
         self.c = self._predict(self.x[None, :])[0]

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from fxai.models.kinds import is_kind, is_xgboost
 from fxai.verify.named import named
 
 _TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the sums
@@ -69,7 +70,7 @@ class ScoreChecker:
         if _is_lightgbm_booster(self.model):
             p = self.model.predict(X)
             return (p > 1 - p).astype(int) if p.ndim == 1 else np.argmax(p, axis=1)
-        if _is_xgboost(self.model):
+        if is_xgboost(self.model):
             b = _booster(self.model)
             m = b.inplace_predict(X.astype(np.float32), predict_type="margin")
             return np.argmax(np.atleast_2d(m), axis=1)
@@ -79,7 +80,7 @@ class ScoreChecker:
 
     def _scores(self, X: np.ndarray) -> np.ndarray:
         """The library's per-class scores (XGBoost margins, forest probabilities or votes)."""
-        if _is_xgboost(self.model):
+        if is_xgboost(self.model):
             m = _booster(self.model).inplace_predict(X.astype(np.float32), predict_type="margin")
             return np.atleast_2d(m).astype(np.float64)
         if self.test == "le64":  # HistGradientBoosting, LightGBM: raw scores
@@ -302,14 +303,6 @@ def _leaves_under(left, right, leaves: dict[int, int]) -> dict[int, list[int]]:
     return out
 
 
-def _is_xgboost(model) -> bool:
-    try:
-        import xgboost as xgb
-    except ModuleNotFoundError:
-        return False
-    return isinstance(model, xgb.Booster | xgb.XGBModel)
-
-
 def _booster(model):
     import xgboost as xgb
 
@@ -337,9 +330,9 @@ def _read(model, vote: str):
     split it does not read."""
     if _is_lightgbm_booster(model):
         return _read_lightgbm(model)
-    if type(model).__name__ == "HistGradientBoostingClassifier":
+    if is_kind(model, "hist_gradient"):
         return _read_hist_gradient(model)
-    if _is_xgboost(model):
+    if is_xgboost(model):
         import json
 
         b = _booster(model)

@@ -1,0 +1,191 @@
+"""The converters: one record per kind of library model, the way every model comes in.
+
+A :class:`Converter` says what a kind of model (:mod:`fxai.models.kinds`) accepts, which
+keywords it takes, how it is converted to the form the oracles read, the stamp of its
+fitted state (the conversion is cached while the stamp holds) and its input schema: a
+:class:`~fxai.models.schema.Schema` over numbers, or the converted
+:class:`~fxai.models.coded.Encoded` model's columns (``coded``). :func:`converter` asks
+for the model's kind once; :func:`schema` and :func:`convert` follow the record.
+
+Keywords mean the same for every kind that takes them: ``domains`` (per feature its finite
+values, or None for a real one; or a DataFrame), ``vote`` (a random forest's vote rule,
+"soft" or "hard") and ``missing`` (NaN is a value of every feature). One that does not apply
+is refused with :data:`WHY`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fxai.models.kinds import is_kind, is_sklearn, kind
+
+KEYWORDS = ("domains", "vote", "missing")
+#: keyword -> what it applies to (the one message of a keyword that does not apply)
+WHY = {
+    "domains": "domains (finite values per feature) applies to trees, forests, XGBoost, "
+               "HistGradientBoosting, LightGBM, naive Bayes and fxai's own models; a "
+               "Pipeline's encoders and splits give its columns' values",
+    "vote": "vote (a random forest's vote rule) applies to random and extra-trees forests "
+            "and to Pipelines ending in one",
+    "missing": "missing (NaN as a value of every feature) applies to HistGradientBoosting "
+               "and LightGBM models",
+}
+
+
+@dataclass(frozen=True)
+class Converter:
+    """How one kind of library model comes in (see the module)."""
+
+    kind: str
+    what: str
+    keywords: Callable[[object], tuple[str, ...]]
+    convert: Callable[..., object]  # (model, domains, vote, missing) -> converted
+    stamp: Callable[[object, tuple], object]  # (model, options) -> its fitted state
+    owner: Callable[[object], object] = lambda m: m  # the object keying the cache
+    coded: bool = False  # its schema: the converted Encoded model's columns
+
+    def takes(self, model) -> tuple[str, ...]:
+        return self.keywords(model)
+
+
+def _tree(model, domains, vote, missing):
+    from fxai.models.dtree import from_sklearn
+
+    return from_sklearn(model, domains=domains)
+
+
+def _forest(model, domains, vote, missing):
+    from fxai.models import forest
+
+    return forest.from_sklearn(model, vote=vote or "soft")
+
+
+def _xgboost(model, domains, vote, missing):
+    from fxai.models.scores import convert
+
+    return convert(model)
+
+
+def _pipeline(model, domains, vote, missing):
+    from fxai.models import pipeline
+
+    return pipeline.read(model, vote=vote or "soft")
+
+
+def _hist_gradient(model, domains, vote, missing):
+    from fxai.models import hist_gradient
+
+    return hist_gradient.from_sklearn(model, missing)
+
+
+def _lightgbm(model, domains, vote, missing):
+    from fxai.models import lgbm
+
+    return lgbm.from_lightgbm(model, missing)
+
+
+def _booster(model):
+    return model.get_booster() if hasattr(model, "get_booster") else model
+
+
+def _lgbm_booster(model):
+    from fxai.models.lgbm import booster
+
+    return booster(model)
+
+
+def _domains_key(domains) -> object:
+    return None if domains is None else tuple(None if d is None else tuple(d) for d in domains)
+
+
+def _fitted_state(model) -> tuple:
+    """Every fitted attribute of a Pipeline's steps (a refit makes new ones)."""
+    return tuple(v for _, s in model.steps for k, v in sorted(getattr(s, "__dict__", {}).items())
+                 if k.endswith("_") and not k.startswith("__"))
+
+
+def _pipeline_keywords(model) -> tuple[str, ...]:
+    return ("vote",) if is_kind(model.steps[-1][1], "forest") else ()
+
+
+def _always(*keywords: str) -> Callable[[object], tuple[str, ...]]:
+    return lambda model: keywords
+
+
+#: kind -> its converter (None: fxai's own models and registered ones, read as they are)
+CONVERTERS = {c.kind: c for c in (
+    Converter("pipeline", "scikit-learn Pipeline", _pipeline_keywords, _pipeline,
+              lambda m, o: (o[1], *_fitted_state(m)), owner=lambda m: m.steps[-1][1],
+              coded=True),
+    Converter("tree", "scikit-learn DecisionTreeClassifier", _always("domains"), _tree,
+              lambda m, o: (m.tree_, _domains_key(o[0]))),
+    Converter("forest", "scikit-learn random forest", _always("domains", "vote"), _forest,
+              lambda m, o: (tuple(e.tree_ for e in m.estimators_), o[1])),
+    Converter("nbc", "scikit-learn CategoricalNB", _always("domains"),
+              lambda m, *_: m, lambda m, o: None),
+    Converter("hist_gradient", "HistGradientBoostingClassifier", _always("domains", "missing"),
+              _hist_gradient, lambda m, o: (m._predictors, o[2]), coded=True),
+    Converter("lightgbm", "LightGBM model", _always("domains", "missing"), _lightgbm,
+              lambda m, o: (_lgbm_booster(m).current_iteration(),
+                            _lgbm_booster(m).best_iteration, o[2]),
+              owner=_lgbm_booster, coded=True),
+    Converter("xgboost", "XGBoost model", _always("domains"), _xgboost,
+              lambda m, o: (_booster(m).num_boosted_rounds(),), owner=_booster),
+)}
+
+
+def converter(model) -> Converter | None:
+    """The converter of ``model``'s kind (None: read as it is); an unfitted scikit-learn
+    model raises scikit-learn's ``NotFittedError``."""
+    k = kind(model)
+    if k is not None and k != "pipeline" and is_sklearn(model):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(model)
+    return CONVERTERS.get(k)
+
+
+def refused(conv: Converter | None, model, options: dict) -> list[str]:
+    """The keywords of ``options`` (``domains``, ``vote``, ``missing``; None or False: not
+    given) that ``model`` does not take."""
+    takes = ("domains",) if conv is None else conv.takes(model)
+    return [k for k in KEYWORDS if options.get(k) is not None and options.get(k) is not False
+            and k not in takes]
+
+
+def check_keywords(conv: Converter | None, model, options: dict, who: str) -> None:
+    """TypeError for the first keyword of ``options`` that ``model`` does not take, saying
+    why (:data:`WHY`)."""
+    for k in refused(conv, model, options)[:1]:
+        raise TypeError(f"{who}: a {type(model).__name__} takes no keyword {k!r}: {WHY[k]}")
+
+
+_CACHE: dict[int, tuple[weakref.ref, object, object]] = {}  # id -> (ref, stamp, converted)
+
+
+def convert(conv: Converter | None, model, domains=None, vote: str | None = None,
+            missing: bool = False):
+    """``model`` converted by ``conv`` (None: ``model`` itself), once per live model object
+    and stamp (see :mod:`fxai.oracles.registry`)."""
+    if conv is None:
+        return model
+    options = (domains, vote, missing)
+    owner, stamp = conv.owner(model), conv.stamp(model, options)
+    key = id(owner)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is owner and _same(hit[1], stamp):
+        return hit[2]
+    value = conv.convert(owner if conv.kind == "xgboost" else model, domains, vote, missing)
+    _CACHE[key] = (weakref.ref(owner, lambda _, k=key, c=_CACHE: c.pop(k, None)), stamp, value)
+    return value
+
+
+def _same(a, b) -> bool:
+    """Stamps equal: the same objects (numbers and strings: equal values)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b, strict=True))
+    if isinstance(a, int | float | str | type(None)) and type(a) is type(b):
+        return a == b
+    return a is b
