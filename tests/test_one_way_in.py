@@ -222,6 +222,24 @@ def test_domains_for_hist_gradient_and_lightgbm(family, seed):
         oracles.for_model(model, [0.5, 0, 0, 0], domains=domains)
 
 
+def test_domains_with_missing_values_range_over_nan_too():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 3, size=(400, 3)).astype(float)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    y = ((np.nan_to_num(X[:, 0], nan=3) + np.nan_to_num(X[:, 1]) + rng.random(400)) > 2.5)
+    model = HistGradientBoostingClassifier(max_iter=5, max_leaf_nodes=4, random_state=0).fit(
+        X, y.astype(int))
+    domains = [[0.0, 1.0, 2.0]] * 3
+    for x in X[:6]:
+        o = oracles.for_model(model, x, domains=domains, missing=True)
+        axps = explain.all_xps(o).axps
+        with_nan = [[*d, np.nan] for d in domains]
+        assert all(_brute_axp(model, list(x), a, with_nan) for a in axps)
+        assert all(verify.check_all(model, x, axps, [], domains=domains, missing=True)[0])
+
+
 # ---- 5. keywords: one meaning, one message ------------------------------------------------
 
 def test_a_pipeline_s_keyword_messages_agree():

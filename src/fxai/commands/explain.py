@@ -9,7 +9,10 @@ it (its encoders give the categories). With
 ``--domains TRAIN.csv`` the integer, boolean and text columns of that table give finite
 domains (text columns: their sorted values, which the model must see as codes 0..k-1, as
 ``fxai.oracles.instance.encode`` makes them); without, every feature is real (for a
-CategoricalNB: its categories). Writes ``--out`` (JSON: one entry per row, with the features'
+CategoricalNB: its categories). The model comes in as the library's ``for_model`` takes it
+(:mod:`fxai.models.convert`): a model fitted without feature names reads the CSV's columns
+by position, which the command says (stderr, ``columns_read_by_position``), unless
+``--columns`` names the model's features in order. Writes ``--out`` (JSON: one entry per row, with the features'
 names) atomically and, with ``--figures``, one FFA bar chart per row (``row_<i>.png``). A row
 the model cannot take (wrong columns, a value outside its domain, a missing value) stops the
 command with a message naming the file and row; nothing is written then.
@@ -29,8 +32,8 @@ from fxai.argtypes import positive, positive_int
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True,
-                   help="model file: .joblib (tree, forest, CategoricalNB or Pipeline), "
-                        ".json/.ubj (XGBoost)")
+                   help="model file: .joblib (tree, forest, CategoricalNB, "
+                        "HistGradientBoosting, LightGBM or Pipeline), .json/.ubj (XGBoost)")
     p.add_argument("--instances", required=True, help="CSV of instances, header = feature names")
     p.add_argument("--target", default=None, help="a column of the CSVs to drop (the label)")
     p.add_argument("--domains", default=None,

@@ -71,7 +71,7 @@ def prepare(model: object, domains: Sequence | None = None, vote: str | None = N
     default and scikit-learn's ``predict``, or "hard", the majority of the trees' votes),
     an :class:`~fxai.models.coded.Encoded` model for a Pipeline, a
     HistGradientBoostingClassifier or a LightGBM model (``missing``: with a code for NaN in
-    every feature), and any other model unchanged. Raises ValueError (sklearn's
+    every feature; ``domains``: per column its raw values), and any other model unchanged. Raises ValueError (sklearn's
     ``NotFittedError``) for an unfitted scikit-learn or XGBoost model.
 
     Examples
@@ -93,10 +93,11 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
     conversion.check_keywords(conv, model, options, "prepare")
     if conv is None:
         return model
-    if not conv.coded:
-        domains = Schema.of(model, domains).domain_list
-    return conv.convert(conv.owner(model) if conv.kind == "xgboost" else model,
-                        None if conv.coded else domains, vote, missing)
+    if conv.coded:  # its domains restrict its columns' codes
+        return conv.convert(model, None, vote, missing).restricted(domains)
+    domains = Schema.of(model, domains).domain_list
+    return conv.convert(conv.owner(model) if conv.kind == "xgboost" else model, domains, vote,
+                        missing)
 
 
 def check_model(model: object, vote: str | None = None) -> None:

@@ -129,8 +129,8 @@ def _grid(model, x, domains, vote, missing: bool = False):
     from fxai.verify import scores
     from fxai.verify.grid import GridChecker
 
-    if not missing and domains is None and scores.reads(model):  # one MILP per rival class
-        milp = scores.ScoreChecker(model, x)
+    if not missing and scores.reads(model):  # numeric splits: one MILP per rival class
+        milp = scores.ScoreChecker(model, x, domains)
         return _each(milp.entails), list(range(milp.n_features))
     chk = GridChecker(model, x, missing, domains)
     return chk.weak_axps, list(range(chk.n))
