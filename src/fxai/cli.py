@@ -72,6 +72,22 @@ def usage_line(wall_s: float) -> str:
             f"max_rss_mb={rss:.1f} wall_s={wall_s:.3f}")
 
 
+def plain_text(doc: str) -> str:
+    """A docstring as ``--help`` shows it: reST roles and literals as plain text
+    (``:mod:`~a.b``` -> b, ````x```` -> x).
+
+    Examples
+    --------
+    >>> plain_text("see :func:`~fxai.explain.ffa` and ``--out`` (:mod:`fxai.models.convert`)")
+    'see ffa and --out (fxai.models.convert)'
+    """
+    import re
+
+    doc = re.sub(r":[a-z]+:`~[\w.]*?\.?(\w+)`", r"\1", doc)
+    doc = re.sub(r":[a-z]+:`([^`]+)`", r"\1", doc)
+    return re.sub(r"``([^`]+)``", r"\1", doc)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: the command run by the fork server when ``FXAI_FORKSERVER`` names one
     (:mod:`fxai.forkserver`, ``make run``), else in this process."""
@@ -116,7 +132,7 @@ def run(argv: list[str] | None = None) -> int:
             continue
         mod = importlib.import_module(f"fxai.commands.{name.replace('-', '_')}")
         p = sub.add_parser(name, aliases=[a for a, new in ALIASES.items() if new == name],
-                           description=mod.__doc__,
+                           description=plain_text(mod.__doc__ or ""),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
@@ -128,6 +144,9 @@ def run(argv: list[str] | None = None) -> int:
     logging.getLogger("numexpr").setLevel(logging.WARNING)
     try:
         return args._run(args) or 0
+    except KeyboardInterrupt:  # Ctrl-C: one line (outputs are written atomically, or not)
+        print(f"fxai {chosen}: interrupted", file=sys.stderr)
+        return 130
     except Exception as e:
         if not isinstance(e, INPUT_ERRORS) and not (isinstance(e, OSError) and e.filename):
             raise  # a bug: the traceback is what to report

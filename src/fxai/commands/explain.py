@@ -12,10 +12,11 @@ domains (text columns: their sorted values, which the model must see as codes 0.
 CategoricalNB: its categories). The model comes in as the library's ``for_model`` takes it
 (:mod:`fxai.models.convert`): a model fitted without feature names reads the CSV's columns
 by position, which the command says (stderr, ``columns_read_by_position``), unless
-``--columns`` names the model's features in order. Writes ``--out`` (JSON: one entry per row, with the features'
-names) atomically and, with ``--figures``, one FFA bar chart per row (``row_<i>.png``). A row
-the model cannot take (wrong columns, a value outside its domain, a missing value) stops the
-command with a message naming the file and row; nothing is written then.
+``--columns`` names the model's features in order. Writes ``--out`` (JSON: one entry per
+row, with the features' names) atomically and, with ``--figures``, one FFA bar chart per
+row (``row_<i>.png``). A row the model cannot take (wrong columns, a value outside its
+domain, a missing value) stops the command with a message naming the file and row; nothing
+is written then.
 """
 
 from __future__ import annotations
@@ -121,6 +122,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     if o.feature_names is None:
         o.feature_names = columns
     r = explain.all_xps(o, time_limit=time_limit, clock=clock)
+    notes = _unseen(model, x, vote, missing)
     t1 = now()
     try:  # the check gets the explainer's time limit too (in CPU s), in small batches
         ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, batch=CHECK_BATCH,
@@ -141,6 +143,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
         "time_s": t2 - t0,
         "explain_s": r.time_s,
         "check_s": t2 - t1,
+        **({"notes": notes} if notes else {}),
     }
 
 
@@ -170,7 +173,13 @@ def run(args: argparse.Namespace) -> int:
     from fxai.models import convert as conversion
     from fxai.models import load as load_model
 
+    clash = _output_clash(args)
+    if clash:
+        print(f"fxai explain: error: {clash}", file=sys.stderr)
+        return 2
     rows = _table(args.instances, args.target, must=False)
+    if rows.empty:
+        raise DataError(f"{args.instances}: no data rows (only a header): nothing to explain")
     domains = None if args.domains is None else _table(args.domains, args.target, must=True)
     model = load_model(args.model, n_features=rows.shape[1])
     conv = conversion.converter(model)  # the model's way in, as the library's
@@ -182,8 +191,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         check_model(model, args.vote)
-    except TypeError as e:  # a model or step fxai cannot read: a usage error, as argparse's
-        print(f"fxai explain: error: {args.model}: {e}", file=sys.stderr)
+    except (TypeError, ValueError) as e:  # the model's problem, before any row: a model or
+        # step fxai cannot read, an unsupported objective (a usage error, as argparse's)
+        print(f"fxai explain: error: {args.model}: {' '.join(str(e).split())}",
+              file=sys.stderr)
         return 2
     columns = [str(c) for c in rows.columns]
     names = _model_columns(args, conv, model, columns)
@@ -207,6 +218,8 @@ def run(args: argparse.Namespace) -> int:
                                   args.vote, args.missing, names)
             except ValueError as e:
                 raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
+        for note in rec.get("notes", []):
+            print(f"fxai explain: {args.instances}: row {i + 1}: {note}", file=sys.stderr)
         out.append({"row": i + 1, **rec})
     if args.figures is not None:
         folder = Path(args.figures)
@@ -224,6 +237,28 @@ def run(args: argparse.Namespace) -> int:
           + (f", {unchecked} not checked within the time limit" if unchecked else "")
           + f" -> {args.out}")
     return 0
+
+
+def _unseen(model, x, vote, missing) -> list[str]:
+    """The row's categories its model reads as any other value (one note each)."""
+    from fxai.models import convert as conversion
+
+    conv = conversion.converter(model)
+    if conv is None or not conv.coded:
+        return []
+    return conversion.convert(conv, model, None, vote, missing).unseen(x)
+
+
+def _output_clash(args) -> str | None:
+    """What is wrong when an output (``--out``, ``--figures``) is one of the inputs."""
+    inputs = {"--instances": args.instances, "--model": args.model, "--domains": args.domains}
+    outputs = {"--out": args.out, "--figures": args.figures}
+    for o, out in outputs.items():
+        for i, path in inputs.items():
+            if out is not None and path is not None and (
+                    Path(out).resolve() == Path(path).resolve()):
+                return f"{o} {out} is the {i} file: it would be overwritten; choose another"
+    return None
 
 
 def _unnamed(conv, model) -> bool:

@@ -84,6 +84,27 @@ def family_of(path: str | Path) -> str | None:
     raise ModelError(f"{path}: unknown model format (.joblib, .bdd.json, .json or .ubj)")
 
 
+def _unpickle(path: Path):
+    """The joblib file's object; a ModelError when scikit-learn pickled it under another
+    version (its unpickled model may predict otherwise: fxai would explain another model)."""
+    import warnings
+
+    import joblib
+    from sklearn.exceptions import InconsistentVersionWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InconsistentVersionWarning)
+        try:
+            return joblib.load(path)
+        except InconsistentVersionWarning as w:
+            raise ModelError(
+                f"model file {path} was saved with scikit-learn {w.original_sklearn_version}; "
+                f"this is scikit-learn {w.current_sklearn_version}. A model unpickled under "
+                "another version may predict otherwise, so fxai does not explain it: fit and "
+                f"save it again under scikit-learn {w.current_sklearn_version}, or run fxai "
+                f"where scikit-learn {w.original_sklearn_version} is installed.") from None
+
+
 def _read(path: Path, family: str | None, n_features: int | None):
     if family == "obdd":
         from fxai.models.obdd import OBDD
@@ -95,11 +116,9 @@ def _read(path: Path, family: str | None, n_features: int | None):
         from fxai.models import boosted
 
         return boosted.load(path)
-    import joblib
-
     from fxai.models.kinds import is_kind
 
-    model = joblib.load(path)
+    model = _unpickle(path)
     fam = FAMILIES.get(family or "")
     wanted = fam.kinds if fam is not None else tuple(
         k for f in FAMILIES.values() if f.suffix == ".joblib" for k in f.kinds)

@@ -173,6 +173,15 @@ class Encoded:
                                                   | ({c.size - 1} if c.missing else set()))
                 for c, vals in zip(self.columns, self.values, strict=True)]
 
+    def unseen(self, x) -> list[str]:
+        """Per category of the raw instance ``x`` that its column does not know (a typo,
+        another case, an extra space) and reads as any other value: what was read how."""
+        values = read_row(x, self.names, alias=self.alias)
+        return [f"{v!r} is not a category of {c.name!r}; read as any other value"
+                for c, v in zip(self.columns, values, strict=True)
+                if c.kind == "category" and c.other and not missing_value(v)
+                and c.code(v) == len(c.values)]
+
     def read(self, x) -> tuple[list[int], list]:
         """(the codes of the raw instance ``x``: a Series or dict by column name, a 1-row
         DataFrame or a row in column order; per column its labels)."""

@@ -71,8 +71,9 @@ def prepare(model: object, domains: Sequence | None = None, vote: str | None = N
     default and scikit-learn's ``predict``, or "hard", the majority of the trees' votes),
     an :class:`~fxai.models.coded.Encoded` model for a Pipeline, a
     HistGradientBoostingClassifier or a LightGBM model (``missing``: with a code for NaN in
-    every feature; ``domains``: per column its raw values), and any other model unchanged. Raises ValueError (sklearn's
-    ``NotFittedError``) for an unfitted scikit-learn or XGBoost model.
+    every feature; ``domains``: per column its raw values), and any other model unchanged.
+    Raises ValueError (sklearn's ``NotFittedError``) for an unfitted scikit-learn or XGBoost
+    model.
 
     Examples
     --------

@@ -1,0 +1,118 @@
+"""`fxai explain` on bad inputs (issue 53): nothing lost, nothing silent."""
+
+from __future__ import annotations
+
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from fxai import cli
+
+
+@pytest.fixture()
+def tree_files(tmp_path):
+    X = pd.DataFrame({"a": [0, 1, 0, 1] * 10, "b": [0, 0, 1, 1] * 10})
+    joblib.dump(DecisionTreeClassifier().fit(X, X.a & X.b), tmp_path / "m.joblib")
+    X.iloc[:3].to_csv(tmp_path / "rows.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("clash", ["rows.csv", "m.joblib"])
+def test_an_output_that_is_an_input_is_refused_and_the_input_kept(tree_files, clash, capsys):
+    before = (tree_files / clash).read_bytes()
+    code = cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(tree_files / clash)])
+    assert code == 2
+    assert "would be overwritten" in capsys.readouterr().err
+    assert (tree_files / clash).read_bytes() == before
+
+
+def test_a_header_only_csv_is_an_error(tree_files, capsys):
+    (tree_files / "empty.csv").write_text("a,b\n")
+    out = tree_files / "out.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "empty.csv"), "--out", str(out)]) == 1
+    assert "no data rows (only a header)" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_unseen_category_is_reported_per_row_and_column(tmp_path, capsys):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"gender": rng.choice(["male", "female"], 200),
+                       "age": rng.integers(20, 60, 200)})
+    pipe = Pipeline([("pre", ColumnTransformer(
+        [("cat", OneHotEncoder(handle_unknown="ignore"), ["gender"])], remainder="passthrough")),
+        ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))])
+    pipe.fit(df, (df.gender == "male") & (df.age > 40))
+    joblib.dump(pipe, tmp_path / "pipe.joblib")
+    pd.DataFrame({"gender": ["male", "MALE"], "age": [50, 50]}).to_csv(tmp_path / "rows.csv",
+                                                                       index=False)
+    out = tmp_path / "out.json"
+    assert cli.run(["explain", "--model", str(tmp_path / "pipe.joblib"), "--instances",
+                    str(tmp_path / "rows.csv"), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    note = "'MALE' is not a category of 'gender'; read as any other value"
+    assert f"row 2: {note}" in err and "row 1:" not in err
+    rows = json.loads(out.read_text())["rows"]
+    assert "notes" not in rows[0] and rows[1]["notes"] == [note]
+    assert all(r["verified"] for r in rows)
+
+
+@pytest.mark.parametrize("objective", ["binary:hinge", "reg:squarederror"])
+def test_a_model_problem_is_the_model_s_not_row_1(tmp_path, objective, capsys):
+    import xgboost as xgb
+
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    booster = xgb.train({"objective": objective, "max_depth": 2},
+                        xgb.DMatrix(X, (X[:, 0] > 0).astype(int)), 2)
+    booster.save_model(tmp_path / "m.json")
+    pd.DataFrame(X[:2], columns=["f0", "f1"]).to_csv(tmp_path / "rows.csv", index=False)
+    assert cli.run(["explain", "--model", str(tmp_path / "m.json"), "--instances",
+                    str(tmp_path / "rows.csv"), "--out", str(tmp_path / "o.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'm.json'}: " in err and "row 1" not in err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_a_pickle_of_another_scikit_learn_version_says_so(tree_files, capsys):
+    import sklearn
+
+    raw = (tree_files / "m.joblib").read_bytes()
+    version = sklearn.__version__.encode()
+    other = b"0." + b"9" * (len(version) - 2)  # as long: the pickle's length prefix holds
+    assert version in raw
+    (tree_files / "old.joblib").write_bytes(raw.replace(version, other))
+    assert cli.run(["explain", "--model", str(tree_files / "old.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(tree_files / "o.json")]) == 1
+    err = capsys.readouterr().err
+    assert f"was saved with scikit-learn {other.decode()}" in err
+    assert "fit and save it again" in err and "Traceback" not in err
+
+
+def test_ctrl_c_exits_130_with_one_line_and_nothing_written(tree_files, monkeypatch, capsys):
+    from fxai.commands import explain
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(explain, "explain_row", interrupted)
+    out = tree_files / "out.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(out)]) == 130
+    assert capsys.readouterr().err.strip() == "fxai explain: interrupted"
+    assert not out.exists()
+
+
+def test_help_is_plain_text(capsys):
+    with pytest.raises(SystemExit):
+        cli.run(["explain", "--help"])
+    text = capsys.readouterr().out
+    assert "--columns" in text and "``" not in text and ":mod:" not in text
