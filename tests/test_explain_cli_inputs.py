@@ -116,3 +116,47 @@ def test_help_is_plain_text(capsys):
         cli.run(["explain", "--help"])
     text = capsys.readouterr().out
     assert "--columns" in text and "``" not in text and ":mod:" not in text
+
+
+def test_a_long_row_reports_its_progress(tree_files, monkeypatch, capsys):
+    import time
+
+    from fxai.commands import explain
+
+    real = explain.explain_row
+
+    def slow(*args):
+        time.sleep(1.6)
+        args[-1]("checking")  # the stage callback
+        time.sleep(1.6)
+        return real(*args)
+
+    monkeypatch.setattr(explain, "explain_row", slow)
+    monkeypatch.setattr(explain.Progress, "EVERY", 0.5)
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--row", "2",
+                    "--out", str(tree_files / "o.json")]) == 0
+    err = capsys.readouterr().err
+    assert "fxai explain: row 1 of 1 (CSV row 2): explaining, 1 s" in err
+    assert "fxai explain: row 1 of 1 (CSV row 2): checking, 2 s" in err or (
+        "fxai explain: row 1 of 1 (CSV row 2): checking, 3 s" in err)
+
+
+@pytest.mark.parametrize(("seconds", "why"), [(None, "size"), (3.0, "time limit")])
+def test_not_checked_names_its_reason(tree_files, monkeypatch, capsys, seconds, why):
+    from fxai import verify
+    from fxai.oracles import TimeLimitExceeded
+
+    def gives_up(*args, **kwargs):
+        raise TimeLimitExceeded("check: 9000000 completions to enumerate (more than 262144)",
+                                seconds, None)
+
+    monkeypatch.setattr(verify, "check_all", gives_up)
+    out = tree_files / "o.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(r["verified"] is None and r["not_checked"].startswith(f"{why}:") for r in rows)
+    if why == "size":
+        assert "9000000 completions" in rows[0]["not_checked"]
+    assert f"3 not checked ({why})" in capsys.readouterr().out

@@ -283,3 +283,30 @@ def test_fxai_explain_refuses_unsupported_lightgbm_by_name(variant, tmp_path, fx
     assert ("pandas 'category' columns" if variant == "category" else "linear trees") in err
     assert "fxai reads LightGBM binary and multiclass" in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_weak_axp_at_a_time_limit_is_never_shown_as_an_axp(tree, monkeypatch):
+    from fxai.explain import rows as rows_module
+    from fxai.oracles.base import TimeLimitExceeded
+
+    clf, X = tree
+
+    def stopped(o, time_limit=None):
+        raise TimeLimitExceeded("stopped", 1.0, [0, 1, 2])
+
+    monkeypatch.setattr(rows_module, "find_axp", stopped)
+    out = explain.explain_rows(clf, X[:2], time_limit=1)
+    assert (out.status == "time limit").all()
+    assert out.explanation.str.startswith("(weak AXP, not minimal: the time limit was "
+                                          "reached) IF ").all()
+    o = oracles.for_model(clf, X[0])
+    assert str(explain.describe(o, [0], minimal=False)).startswith("(weak AXP, not minimal")
+    assert str(explain.describe(o, [0])).startswith("IF ")
+
+    def nothing(o, time_limit=None):
+        raise TimeLimitExceeded("stopped", 1.0, None)
+
+    monkeypatch.setattr(rows_module, "find_axp", nothing)
+    out = explain.explain_rows(clf, X[:1], time_limit=1)
+    assert out.explanation.iloc[0] == "(none: the time limit was reached before a weak AXP)"
+    assert out.features.iloc[0] == []

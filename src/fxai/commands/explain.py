@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -108,10 +109,11 @@ CHECK_BATCH = 100  # explanations per checker call (the time limit is checked be
 
 def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[str],
                 vote: str | None = None, missing: bool = False,
-                names: list[str] | None = None) -> dict:
+                names: list[str] | None = None, stage=lambda name: None) -> dict:
     """One row's explanations (named), FFA and the independent checkers' verdict; the
     explainer and the checker read the row and the keywords the same way (``names``: the
-    model's features in order, for a model fitted without)."""
+    model's features in order, for a model fitted without; ``stage(name)`` is told when
+    checking starts)."""
     from fxai import explain, oracles, verify
     from fxai.explain.marco import CLOCKS
 
@@ -124,12 +126,17 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     r = explain.all_xps(o, time_limit=time_limit, clock=clock)
     notes = _unseen(model, x, vote, missing)
     t1 = now()
+    stage("checking")
+    unchecked = None
     try:  # the check gets the explainer's time limit too (in CPU s), in small batches
         ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, batch=CHECK_BATCH,
                                       time_limit=time_limit, columns=names, **options)
         verified: bool | None = all(ok_a) and all(ok_c)
-    except oracles.TimeLimitExceeded:
+    except oracles.TimeLimitExceeded as e:
         verified = None
+        unchecked = (f"time limit: the checker's {time_limit} s ran out"
+                     if e.seconds is not None else
+                     f"size: beyond the checker ({' '.join(str(e).split())})")
     t2 = now()
     ffa = explain.ffa_from_axps(r.axps)
     return {
@@ -144,6 +151,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
         "explain_s": r.time_s,
         "check_s": t2 - t1,
         **({"notes": notes} if notes else {}),
+        **({"not_checked": unchecked} if unchecked else {}),
     }
 
 
@@ -208,16 +216,21 @@ def run(args: argparse.Namespace) -> int:
               f"{args.instances} are read by position ({shown}); --columns names the "
               "model's features in order", file=sys.stderr)
     out = []
-    for i in range(len(rows)) if args.row is None else [args.row - 1]:
+    todo = range(len(rows)) if args.row is None else [args.row - 1]
+    progress = Progress(len(todo))
+    for k, i in enumerate(todo):
+        progress.row(k + 1, i + 1)
         x = rows.iloc[i].tolist() if by_position else rows.iloc[i].to_dict()
         with warnings.catch_warnings():  # the checkers pass arrays in the model's own column
             # order (the instance was matched by name): scikit-learn's name warning is noise
             warnings.filterwarnings("ignore", "X does not have valid feature names")
             try:
                 rec = explain_row(model, x, domains, args.time_limit, args.clock, columns,
-                                  args.vote, args.missing, names)
+                                  args.vote, args.missing, names, progress.stage)
             except ValueError as e:
                 raise DataError(f"{args.instances}: row {i + 1}: {e}") from None
+            finally:
+                progress.done()
         for note in rec.get("notes", []):
             print(f"fxai explain: {args.instances}: row {i + 1}: {note}", file=sys.stderr)
         out.append({"row": i + 1, **rec})
@@ -231,12 +244,50 @@ def run(args: argparse.Namespace) -> int:
     if by_position:
         head["columns_read_by_position"] = columns
     write_atomic(args.out, json.dumps({**head, "rows": out}, indent=1, default=float) + "\n")
-    unchecked = sum(r["verified"] is None for r in out)
+    reasons = [r["not_checked"].split(":")[0] for r in out if r["verified"] is None]
+    unchecked = "".join(f", {reasons.count(why)} not checked ({why})"
+                        for why in dict.fromkeys(reasons))
     print(f"{len(out)} rows explained: {sum(r['verified'] is True for r in out)} verified, "
-          f"{sum(r['complete'] for r in out)} complete"
-          + (f", {unchecked} not checked within the time limit" if unchecked else "")
-          + f" -> {args.out}")
+          f"{sum(r['complete'] for r in out)} complete{unchecked} -> {args.out}")
     return 0
+
+
+class Progress:
+    """A line on stderr every 5 s once a row has taken more than 5 s (wall clock): row k of
+    n, its stage (explaining or checking), the time it has taken."""
+
+    EVERY = 5.0
+
+    def __init__(self, n: int):
+        import threading
+
+        self.n, self.k, self.line, self.name = n, 0, 0, "explaining"
+        self.t0: float | None = None
+        self._lock = threading.Lock()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def row(self, k: int, line: int) -> None:
+        with self._lock:
+            self.k, self.line, self.name, self.t0 = k, line, "explaining", time.monotonic()
+
+    def stage(self, name: str) -> None:
+        self.name = name
+
+    def done(self) -> None:
+        self.t0 = None
+
+    def _watch(self) -> None:
+        shown = 0.0
+        while True:
+            time.sleep(0.5)
+            with self._lock:
+                t0, k, line, name = self.t0, self.k, self.line, self.name
+            now = time.monotonic()
+            if t0 is None or now - t0 < self.EVERY or now - shown < self.EVERY:
+                continue
+            shown = now
+            print(f"fxai explain: row {k} of {self.n} (CSV row {line}): {name}, "
+                  f"{now - t0:.0f} s", file=sys.stderr, flush=True)
 
 
 def _unseen(model, x, vote, missing) -> list[str]:

@@ -83,25 +83,31 @@ class Explanation:
     """One explanation in the user's terms: ``kind`` ("axp" or "cxp"), the features (0-based
     indices) with their names and the instance's values, and the predicted class. ``str``
     states it: an AXp as the rule its values make, a CXp as the values whose change can
-    change the class."""
+    change the class. ``minimal`` false: a weak one (reached at a time limit; it holds but
+    may have features to spare), and ``str`` says so first."""
 
     kind: str
     features: tuple[int, ...]
     names: tuple[str, ...]
     values: tuple
     prediction: object
+    minimal: bool = True
 
     def __str__(self) -> str:
         pairs = [f"{n} = {v!r}" for n, v in zip(self.names, self.values, strict=True)]
+        weak = "" if self.minimal else (f"(weak {self.kind.upper()}, not minimal: the time "
+                                        "limit was reached) ")
         if self.kind == "axp":
-            return f"IF {' AND '.join(pairs) or 'anything'} THEN class {self.prediction!r}"
-        return (f"class {self.prediction!r} can change when only these change: "
+            return (f"{weak}IF {' AND '.join(pairs) or 'anything'} THEN class "
+                    f"{self.prediction!r}")
+        return (f"{weak}class {self.prediction!r} can change when only these change: "
                 f"{', '.join(pairs)}")
 
 
-def describe(o: Oracle, xp, kind: str = "axp") -> Explanation:
+def describe(o: Oracle, xp, kind: str = "axp", minimal: bool = True) -> Explanation:
     """The explanation ``xp`` (feature indices, e.g. of :func:`~fxai.explain.find_axp`) of
-    ``o``'s instance as an :class:`Explanation`; ``kind``: "axp" or "cxp".
+    ``o``'s instance as an :class:`Explanation`; ``kind``: "axp" or "cxp"; ``minimal``
+    false for a weak one (the ``partial`` of a time limit), which it then says.
 
     Examples
     --------
@@ -130,7 +136,7 @@ def describe(o: Oracle, xp, kind: str = "axp") -> Explanation:
     feats = indices(o, xp, "describe")
     shown = values(o)
     return Explanation(kind, feats, tuple(names(o, list(feats))),
-                       tuple(shown[f] for f in feats), plain(o.prediction))
+                       tuple(shown[f] for f in feats), plain(o.prediction), bool(minimal))
 
 
 def values(o: Oracle) -> list:

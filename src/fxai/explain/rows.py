@@ -18,7 +18,8 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
     """A pandas DataFrame with one explanation per row of ``rows`` (a DataFrame, its index
     kept, or a 2-D array): ``prediction``, ``features`` (indices), ``names``,
     ``explanation`` (its :func:`~fxai.explain.describe` text), ``cpu_s`` and ``status``
-    ("ok", or "time limit": ``features`` is then the weak AXp / CXp reached, or empty).
+    ("ok", or "time limit": ``features`` is then the weak AXp / CXp reached, or empty, and
+    the explanation says it is weak, not minimal).
 
     ``kind``: "axp" (:func:`find_axp`) or "cxp" (:func:`find_cxp`; a row whose prediction
     cannot change gets no features and status "constant"). ``time_limit``: CPU seconds per
@@ -53,12 +54,14 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
         try:
             xp = (find_axp if kind == "axp" else find_cxp)(o, time_limit=time_limit)
         except TimeLimitExceeded as e:
-            xp, status = e.partial or [], "time limit"
-        if xp is None:
+            xp, status = e.partial, "time limit"
+        if xp is None and status == "ok":
             xp, status = [], "constant"
-        d = describe(o, xp, kind)
+        d = describe(o, xp or [], kind, minimal=status != "time limit")
+        text = str(d) if xp is not None else (
+            f"(none: the time limit was reached before a weak {kind.upper()})")
         out.append({"row": label, "prediction": d.prediction, "features": list(d.features),
-                    "names": list(d.names), "explanation": str(d),
+                    "names": list(d.names), "explanation": text,
                     "cpu_s": time.process_time() - start, "status": status})
         now = time.process_time()
         if now - shown >= 5.0:
