@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pytest
 from sklearn.ensemble import HistGradientBoostingClassifier
 
 from fxai import explain, oracles, verify
