@@ -12,8 +12,8 @@ a few missing values (HistGradientBoosting and LightGBM take it as it is, with
 ``missing=True``; the other models take its rows without missing values, categories as codes,
 the Pipeline as text through a OneHotEncoder). Columns: ``explain_s`` and ``check_s`` (per
 row, mean), ``xps`` (AXps and CXps per row), ``check_per_xp_ms``, ``ratio`` (check CPU over
-explain CPU), ``decided`` (rows whose every explanation the checker decided) and why the
-others were not. Writes ``<out>.csv`` and ``<out>.md``.
+explain CPU), ``over_limit_s`` (the most ``all_xps`` ran past its limit), ``decided``
+(rows whose every explanation the checker decided) and why the others were not. Writes ``<out>.csv`` and ``<out>.md``.
 """
 
 from __future__ import annotations
@@ -98,12 +98,14 @@ def fit(kind: str, X: pd.DataFrame, y, cats: list[str]):
 
 
 def measure(model, rows: pd.DataFrame, options: dict, limit: float) -> dict:
-    explain_s, check_s, xps, decided, why = [], [], [], 0, []
+    explain_s, check_s, xps, decided, why, over = [], [], [], 0, [], 0.0
     for _, x in rows.iterrows():
         t0 = time.process_time()
         o = oracles.for_model(model, x, **options)
+        started = time.process_time()
         r = explain.all_xps(o, time_limit=limit)
         t1 = time.process_time()
+        over = max(over, t1 - started - limit)
         try:
             ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, time_limit=limit,
                                           **options)
@@ -120,7 +122,7 @@ def measure(model, rows: pd.DataFrame, options: dict, limit: float) -> dict:
     return {"explain_s": np.mean(explain_s), "check_s": np.mean(check_s),
             "xps": np.mean(xps), "check_per_xp_ms": sum(check_s) / n * 1e3,
             "ratio": sum(check_s) / max(sum(explain_s), 1e-9),
-            "decided": f"{decided}/{len(rows)}",
+            "over_limit_s": max(over, 0.0), "decided": f"{decided}/{len(rows)}",
             "not_decided": ", ".join(sorted(set(why))) or "-"}
 
 

@@ -48,6 +48,8 @@ encoding. Only features used in some split are candidate features (``features``)
 
 from __future__ import annotations
 
+import bisect
+import time
 import weakref
 from collections.abc import Iterable, Sequence
 
@@ -56,7 +58,7 @@ from numba import njit
 
 from fxai.models.boosted import TIES, Ensemble, change_rule, from_booster, reject_missing, tie_band
 from fxai.models.kinds import is_xgboost
-from fxai.oracles.base import Oracle
+from fxai.oracles.base import Oracle, TimeLimitExceeded
 from fxai.oracles.registry import register
 
 
@@ -193,15 +195,24 @@ class BoostedOracle(Oracle):
 
     def _limits(self):
         """Box limits of the branch and bound's passes to the end: none without a deadline,
-        else growing ones with a check of the deadline before each."""
+        else growing ones with a check of the deadline before each. A pass starts afresh, so
+        it takes about twice its predecessor's CPU time: the next limit is sized to the time
+        left (a pass that could not go deeper than the last one within it stops the search
+        now), and a question ends within a fraction of a pass of its deadline."""
         if self.deadline is None:
             yield -1
             return
         limit = _CHUNK
         while True:
             self.check_time()
+            started = time.process_time()
             yield limit
-            limit *= 2
+            spent = max(time.process_time() - started, 1e-6)
+            left = self.deadline - time.process_time()
+            if left <= spent:  # no deeper pass fits: the limit is reached in effect
+                raise TimeLimitExceeded(f"{type(self).__name__}: time limit reached",
+                                        self.deadline - self._started)
+            limit = int(limit * min(2.0, 0.9 * left / spent))
 
     def _fixed_mask(self, fixed: Iterable[int]) -> np.ndarray:
         mask = np.zeros(len(self._used), dtype=bool)
@@ -267,23 +278,28 @@ def leaf_boxes(tree_paths, thr, allowed, used):
     reaches; the box maps a feature column to its ``[lo, hi)`` in allowed-interval
     coordinates (columns the path does not test are absent)."""
     col = {f: c for c, f in enumerate(used)}
+    cuts: dict[int, list] = {}  # column -> its thresholds (and allowed intervals) as lists:
+    ok: dict[int, list] = {}  # bisect on them is searchsorted (side "left") on the arrays
     out = []
     for node, conds in tree_paths:
         box: dict[int, list[int]] = {}
         for f, t, goes_left in conds:
             c = col[f]
-            j = int(np.searchsorted(thr[c], np.float32(t)))  # index of t
-            lo, hi = box.get(c, [0, len(thr[c]) + 1])
+            if c not in cuts:
+                cuts[c], ok[c] = thr[c].tolist(), np.asarray(allowed[c]).tolist()
+            j = bisect.bisect_left(cuts[c], float(np.float32(t)))  # index of t
+            lo, hi = box.get(c, [0, len(cuts[c]) + 1])
             # x < t  <=>  original interval k <= j
             box[c] = [lo, min(hi, j + 1)] if goes_left else [max(lo, j + 1), hi]
-        cbox = {c: (int(np.searchsorted(allowed[c], lo)), int(np.searchsorted(allowed[c], hi)))
+        cbox = {c: (bisect.bisect_left(ok[c], lo), bisect.bisect_left(ok[c], hi))
                 for c, (lo, hi) in box.items()}
         if all(lo < hi for lo, hi in cbox.values()):  # else no allowed point reaches it
             out.append((node, cbox))
     return out
 
 
-def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
+def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float,
+                 check_time=lambda: None):
     """Per tree its leaves that an allowed point reaches, sorted by value: the boxes (feature
     column, lo, hi in allowed-interval coordinates; padded with the dummy feature
     ``len(used)``), the values (float64), the two values the float arithmetic of the library
@@ -291,7 +307,8 @@ def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
 
     ``scores[t][node]`` is (value to minimise, addend of sum 0, addend of sum 1) of leaf
     ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left out, and ``base``
-    bounds the absolute sum of the intercepts."""
+    bounds the absolute sum of the intercepts; ``check_time()`` is called per tree (an
+    oracle's deadline holds while the tables are built)."""
     n = len(used)  # index n is a dummy feature with a single interval
     depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1
     rows_f, rows_lo, rows_hi, vals, jv, starts = [], [], [], [], [], []
@@ -300,6 +317,7 @@ def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float):
         if not np.any(sc[[node for node, _ in tp]]):
             continue
         kept += 1
+        check_time()
         leaves = [(float(sc[node, 0]), cbox, sc[node, 1:])
                   for node, cbox in leaf_boxes(tp, thr, allowed, used)]
         leaves.sort(key=lambda lv: lv[0])

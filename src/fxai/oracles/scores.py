@@ -87,7 +87,7 @@ class ScoreOracle(BoostedOracle):
                                     t.value[:, c], -t.value[:, j]], axis=1) for t in ens.trees]
                 base = float(abs(ens.base[c]) + abs(ens.base[j]))
                 tables = _leaf_tables(self._model["paths"], self._thr, self._allowed,
-                                      self._used, scores, ens.dtype, base)
+                                      self._used, scores, ens.dtype, base, self.check_time)
                 if self._domains is None:
                     self._model["leaves"][key] = tables
             self._pairs[j] = tables
