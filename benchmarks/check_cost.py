@@ -13,7 +13,8 @@ a few missing values (HistGradientBoosting and LightGBM take it as it is, with
 the Pipeline as text through a OneHotEncoder). Columns: ``explain_s`` and ``check_s`` (per
 row, mean), ``xps`` (AXps and CXps per row), ``check_per_xp_ms``, ``ratio`` (check CPU over
 explain CPU), ``over_limit_s`` (the most ``all_xps`` ran past its limit), ``decided``
-(rows whose every explanation the checker decided) and why the others were not. Writes ``<out>.csv`` and ``<out>.md``.
+(rows whose every explanation the checker decided) and why the others were not. Writes
+``<out>.csv`` and ``<out>.md``.
 """
 
 from __future__ import annotations
