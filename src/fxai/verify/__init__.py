@@ -216,6 +216,25 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)
 
 
+def _within(weak_axps: WeakAXps, sets: list[set[int]], t0: float, time_limit: float | None,
+            out_of_time) -> list[bool]:
+    """``weak_axps(sets)``; under a time limit in chunks of sets that grow while they take
+    little of the time left, the limit checked between them (``out_of_time()`` raised)."""
+    if time_limit is None:
+        return weak_axps(sets)
+    res: list[bool] = []
+    size = 16
+    while len(res) < len(sets):
+        now = time.process_time()
+        left = t0 + time_limit - now
+        if left <= 0:
+            raise out_of_time()
+        res += weak_axps(sets[len(res):len(res) + size])
+        if 4 * (time.process_time() - now) < left:
+            size *= 2
+    return res
+
+
 def _explanations(xps, what: str) -> list[list[int]]:
     """``xps`` as lists of feature indices: TypeError naming ``what`` for anything else (a
     string, one flat list of numbers, a non-integer feature)."""
@@ -249,12 +268,15 @@ def _check(weak_axps: WeakAXps, features: list[int], axps, cxps, t0: float, batc
                          f"(0..{max(features, default=-1)})")
     items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
     ok: list[bool] = []
+
+    def out_of_time(start: int) -> TimeLimitExceeded:
+        return TimeLimitExceeded(f"check_all: time limit of {time_limit} CPU s reached after "
+                                 f"{start} of {len(items)} explanations", time_limit, start)
+
     for start in range(0, len(items), batch):
         spent = time.process_time() - t0
         if time_limit is not None and spent >= time_limit:
-            raise TimeLimitExceeded(f"check_all: time limit of {time_limit} CPU s reached "
-                                    f"after {start} of {len(items)} explanations", time_limit,
-                                    start)
+            raise out_of_time(start)
         if start and spent >= 5.0:
             log.info("check_all: %d of %d explanations checked, %.1f CPU s", start,
                      len(items), spent)
@@ -264,7 +286,7 @@ def _check(weak_axps: WeakAXps, features: list[int], axps, cxps, t0: float, batc
             base = xp if kind == "axp" else features - xp
             sets += [base] + [base - {i} if kind == "axp" else base | {i} for i in sorted(xp)]
             spans.append((kind, len(sets) - len(xp) - 1, len(sets)))
-        res = weak_axps(sets)
+        res = _within(weak_axps, sets, t0, time_limit, lambda s=start: out_of_time(s))
         for kind, a, b in spans:
             head, rest = res[a], res[a + 1:b]
             ok.append(head and not any(rest) if kind == "axp" else (not head) and all(rest))
