@@ -223,7 +223,7 @@ def _within(weak_axps: WeakAXps, sets: list[set[int]], t0: float, time_limit: fl
     if time_limit is None:
         return weak_axps(sets)
     res: list[bool] = []
-    size = 16
+    size = 1
     while len(res) < len(sets):
         now = time.process_time()
         left = t0 + time_limit - now
