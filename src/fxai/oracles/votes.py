@@ -35,6 +35,8 @@ sequential counter and cardinality network 1.3-2.5 s on breast_cancer.
 from __future__ import annotations
 
 import math
+import threading
+import time
 
 import numpy as np
 from pysat.card import CardEnc, EncType
@@ -51,22 +53,29 @@ ENCODING = EncType.kmtotalizer
 
 
 def solve(solver: Solver, assumptions: list[int], oracle, conflicts: int = 0) -> bool | None:
-    """``solver.solve(assumptions)``; under the oracle's deadline in rounds of growing
-    conflict budgets, the deadline checked between rounds. With ``conflicts`` > 0, at most
-    that many conflicts (None if they do not decide)."""
-    if oracle.deadline is None and conflicts <= 0:
+    """``solver.solve(assumptions)``; under the oracle's deadline the solver is interrupted
+    when the time left has passed on the wall clock (no sooner than the process CPU time
+    it bounds) and the deadline checked then. With ``conflicts`` > 0, at most that many
+    conflicts (None if they do not decide)."""
+    if conflicts > 0:
+        solver.conf_budget(conflicts)
+        return solver.solve_limited(assumptions=assumptions)
+    if oracle.deadline is None:
         return solver.solve(assumptions=assumptions)
-    budget = conflicts if conflicts > 0 else _CONFLICTS
     while True:
         oracle.check_time()
-        solver.conf_budget(budget)
-        found = solver.solve_limited(assumptions=assumptions)
-        if found is not None or conflicts > 0:
+        timer = threading.Timer(max(oracle.deadline - time.process_time(), 0.01),
+                                solver.interrupt)
+        timer.start()
+        try:
+            found = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        finally:
+            timer.cancel()
+            solver.clear_interrupt()
+        if found is not None:
             return found
-        budget *= 2
 
 
-_CONFLICTS = 2000  # conflicts of the first round of a solve under a deadline
 
 
 class Intervals:
