@@ -193,10 +193,13 @@ class SoftVoteOracle(ScoreOracle):
             t0 = time.process_time()
             if spent[0] <= spent[1]:
                 point, rivals = self._bnb_pass(mask, boxes, rivals)
-                spent[0] += time.process_time() - t0
+                took = max(time.process_time() - t0, 1e-6)
+                spent[0] += took
                 if point is not None or not rivals:
                     return point
-                boxes *= 4
+                grow = 4.0 if self.deadline is None else (  # a pass restarts: fit the time left
+                    min(4.0, 0.9 * (self.deadline - time.process_time()) / took))
+                boxes = int(boxes * max(1.0, grow))
                 continue
             sel = enc.rival(c, rivals)
             if sel is None:

@@ -57,13 +57,15 @@ def solve(solver: Solver, assumptions: list[int], oracle, conflicts: int = 0) ->
     when the time left has passed on the wall clock (no sooner than the process CPU time
     it bounds) and the deadline checked then. With ``conflicts`` > 0, at most that many
     conflicts (None if they do not decide)."""
-    if conflicts > 0:
-        solver.conf_budget(conflicts)
-        return solver.solve_limited(assumptions=assumptions)
     if oracle.deadline is None:
+        if conflicts > 0:
+            solver.conf_budget(conflicts)
+            return solver.solve_limited(assumptions=assumptions)
         return solver.solve(assumptions=assumptions)
     while True:
         oracle.check_time()
+        if conflicts > 0:
+            solver.conf_budget(conflicts)
         timer = threading.Timer(max(oracle.deadline - time.process_time(), 0.01),
                                 solver.interrupt)
         timer.start()
@@ -72,8 +74,8 @@ def solve(solver: Solver, assumptions: list[int], oracle, conflicts: int = 0) ->
         finally:
             timer.cancel()
             solver.clear_interrupt()
-        if found is not None:
-            return found
+        if found is not None or conflicts > 0:  # (None: the budget, or the time: checked
+            return found  # by the caller's next round)
 
 
 
