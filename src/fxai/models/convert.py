@@ -5,7 +5,7 @@ keywords it takes, how it is converted to the form the oracles read, the stamp o
 fitted state (the conversion is cached while the stamp holds) and its input schema: a
 :class:`~fxai.models.schema.Schema` over numbers, or the converted
 :class:`~fxai.models.coded.Encoded` model's columns (``coded``). :func:`converter` asks
-for the model's kind once; :func:`schema` and :func:`convert` follow the record.
+for the model's kind once; :func:`takes` and :func:`convert` follow the record.
 
 Keywords mean the same for every kind that takes them: ``domains`` (per feature its finite
 values, or None for a real one; or a DataFrame), ``vote`` (a random forest's vote rule,
@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from fxai.models.boosted import _booster
 from fxai.models.kinds import is_kind, is_sklearn, kind
 
 KEYWORDS = ("domains", "vote", "missing")
@@ -39,15 +40,11 @@ class Converter:
     """How one kind of library model comes in (see the module)."""
 
     kind: str
-    what: str
     keywords: Callable[[object], tuple[str, ...]]
     convert: Callable[..., object]  # (model, domains, vote, missing) -> converted
     stamp: Callable[[object, tuple], object]  # (model, options) -> its fitted state
     owner: Callable[[object], object] = lambda m: m  # the object keying the cache
     coded: bool = False  # its schema: the converted Encoded model's columns
-
-    def takes(self, model) -> tuple[str, ...]:
-        return self.keywords(model)
 
 
 def _tree(model, domains, vote, missing):
@@ -86,10 +83,6 @@ def _lightgbm(model, domains, vote, missing):
     return lgbm.from_lightgbm(model, missing)
 
 
-def _booster(model):
-    return model.get_booster() if hasattr(model, "get_booster") else model
-
-
 def _lgbm_booster(model):
     from fxai.models.lgbm import booster
 
@@ -116,22 +109,22 @@ def _always(*keywords: str) -> Callable[[object], tuple[str, ...]]:
 
 #: kind -> its converter (None: fxai's own models and registered ones, read as they are)
 CONVERTERS = {c.kind: c for c in (
-    Converter("pipeline", "scikit-learn Pipeline", _pipeline_keywords, _pipeline,
+    Converter("pipeline", _pipeline_keywords, _pipeline,
               lambda m, o: (o[1], *_fitted_state(m)), owner=lambda m: m.steps[-1][1],
               coded=True),
-    Converter("tree", "scikit-learn DecisionTreeClassifier", _always("domains"), _tree,
+    Converter("tree", _always("domains"), _tree,
               lambda m, o: (m.tree_, _domains_key(o[0]))),
-    Converter("forest", "scikit-learn random forest", _always("domains", "vote"), _forest,
+    Converter("forest", _always("domains", "vote"), _forest,
               lambda m, o: (tuple(e.tree_ for e in m.estimators_), o[1])),
-    Converter("nbc", "scikit-learn CategoricalNB", _always("domains"),
+    Converter("nbc", _always("domains"),
               lambda m, *_: m, lambda m, o: None),
-    Converter("hist_gradient", "HistGradientBoostingClassifier", _always("domains", "missing"),
+    Converter("hist_gradient", _always("domains", "missing"),
               _hist_gradient, lambda m, o: (m._predictors, o[2]), coded=True),
-    Converter("lightgbm", "LightGBM model", _always("domains", "missing"), _lightgbm,
+    Converter("lightgbm", _always("domains", "missing"), _lightgbm,
               lambda m, o: (_lgbm_booster(m).current_iteration(),
                             _lgbm_booster(m).best_iteration, o[2]),
               owner=_lgbm_booster, coded=True),
-    Converter("xgboost", "XGBoost model", _always("domains"), _xgboost,
+    Converter("xgboost", _always("domains"), _xgboost,
               lambda m, o: (_booster(m).num_boosted_rounds(),), owner=_booster),
 )}
 
@@ -147,12 +140,16 @@ def converter(model) -> Converter | None:
     return CONVERTERS.get(k)
 
 
+def takes(conv: Converter | None, model) -> tuple[str, ...]:
+    """The keywords ``model`` takes (fxai's own models: ``domains``, for their oracles)."""
+    return ("domains",) if conv is None else conv.keywords(model)
+
+
 def refused(conv: Converter | None, model, options: dict) -> list[str]:
     """The keywords of ``options`` (``domains``, ``vote``, ``missing``; None or False: not
     given) that ``model`` does not take."""
-    takes = ("domains",) if conv is None else conv.takes(model)
     return [k for k in KEYWORDS if options.get(k) is not None and options.get(k) is not False
-            and k not in takes]
+            and k not in takes(conv, model)]
 
 
 def check_keywords(conv: Converter | None, model, options: dict, who: str) -> None:
@@ -177,7 +174,7 @@ def convert(conv: Converter | None, model, domains=None, vote: str | None = None
     hit = _CACHE.get(key)
     if hit is not None and hit[0]() is owner and _same(hit[1], stamp):
         return hit[2]
-    value = conv.convert(owner if conv.kind == "xgboost" else model, domains, vote, missing)
+    value = conv.convert(model, domains, vote, missing)
     _CACHE[key] = (weakref.ref(owner, lambda _, k=key, c=_CACHE: c.pop(k, None)), stamp, value)
     return value
 

@@ -97,8 +97,7 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
     if conv.coded:  # its domains restrict its columns' codes
         return conv.convert(model, None, vote, missing).restricted(domains)
     domains = Schema.of(model, domains).domain_list
-    return conv.convert(conv.owner(model) if conv.kind == "xgboost" else model, domains, vote,
-                        missing)
+    return conv.convert(model, domains, vote, missing)
 
 
 def check_model(model: object, vote: str | None = None) -> None:
@@ -110,7 +109,7 @@ def check_model(model: object, vote: str | None = None) -> None:
     _load_builtin()
     if conv is None:
         _builder(model, model)
-    elif conv.kind != "tree" and conv.kind != "nbc":
+    else:
         conversion.convert(conv, model, None, vote)
 
 
@@ -203,8 +202,8 @@ def _check_keywords(build: Callable[..., Oracle], kwargs: dict, model: object,
     params = list(inspect.signature(build).parameters.values())[2:]
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return
-    takes = ("domains",) if conv is None else conv.takes(model)
-    known = sorted({p.name for p in params if p.name not in conversion.KEYWORDS} | set(takes)
+    known = sorted({p.name for p in params if p.name not in conversion.KEYWORDS}
+                   | set(conversion.takes(conv, model))
                    | {"columns"})
     unknown = sorted(set(kwargs) - set(known))
     if unknown:
