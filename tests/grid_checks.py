@@ -53,7 +53,9 @@ def check_on_grid(model, X, grid, missing: bool, target: str, rows: int = 10) ->
         assert m.complete and all(set(a) & set(b) for a in m.axps for b in m.cxps)
         assert verify.check_all(model, x, m.axps, m.cxps, missing=missing) == (
             [True] * len(m.axps), [True] * len(m.cxps))
-        if not missing and scores.reads(model):  # the MILP checker decides as brute force
+        if scores.reads(model):  # the MILP checker decides as brute force
             sets = [set(s) for r in range(n + 1) for s in itertools.combinations(range(n), r)]
-            milp = scores.ScoreChecker(model, x)
-            assert [milp.entails(s) for s in sets] == GridChecker(model, x).weak_axps(sets)
+            for samples in (0, 64):
+                milp = scores.ScoreChecker(model, x, missing=missing, samples=samples)
+                assert [milp.entails(s) for s in sets] == GridChecker(
+                    model, x, missing).weak_axps(sets)

@@ -129,15 +129,15 @@ def _grid(model, x, domains, vote, missing: bool = False):
     from fxai.verify import scores
     from fxai.verify.grid import GridChecker
 
-    if not missing and scores.reads(model):  # numeric splits: one MILP per rival class
-        milp = scores.ScoreChecker(model, x, domains)
+    if scores.reads(model):  # one MILP per rival class
+        milp = scores.ScoreChecker(model, x, domains, missing=missing)
         return _each(milp.entails), list(range(milp.n_features))
     chk = GridChecker(model, x, missing, domains)
     return chk.weak_axps, list(range(chk.n))
 
 
 register("scikit-learn HistGradientBoostingClassifier, LightGBM LGBMClassifier / Booster "
-         "(MILP; brute force over their thresholds with categories or missing values)",
+         "(MILP; brute force over their thresholds with LightGBM's zero-as-missing)",
          lambda model: is_kind(model, "hist_gradient", "lightgbm"), _grid)
 
 

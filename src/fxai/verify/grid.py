@@ -89,32 +89,12 @@ class GridChecker:
         self.c = self._predict(self.x[None, :])[0]
 
     def _predict(self, X: np.ndarray) -> np.ndarray:
-        from fxai.verify.named import named
+        from fxai.verify.named import as_fitted
 
         if hasattr(self.model, "dump_model"):  # a LightGBM Booster: probabilities
             p = self.model.predict(X)
             return (p > 1 - p).astype(int) if p.ndim == 1 else np.argmax(p, axis=1)
-        X = named(self.model, X)
-        if hasattr(X, "infer_objects"):
-            X = self._categories(X.infer_objects())
-        return self.model.predict(X)
-
-    def _categories(self, X):
-        """A HistGradientBoosting model's categorical columns as pandas categoricals of the
-        categories its encoder knows (a column of text and NaN as object is not what it was
-        fitted on; a value it does not know is missing, as its own predict reads it)."""
-        import pandas as pd
-
-        pre = getattr(self.model, "_preprocessor", None)
-        if pre is None:
-            return X
-        encoder = pre.named_transformers_["encoder"]
-        columns = np.flatnonzero(self.model.is_categorical_)
-        for f, known in zip(columns, encoder.categories_, strict=True):
-            known = [v for v in known if not (isinstance(v, float) and np.isnan(v))]
-            col = X.columns[f]
-            X[col] = pd.Categorical(X[col], categories=known)
-        return X
+        return self.model.predict(as_fitted(self.model, X))
 
     def weak_axps(self, sets: list[set[int]]) -> list[bool]:
         from fxai.oracles.base import TimeLimitExceeded

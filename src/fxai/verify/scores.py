@@ -1,6 +1,7 @@
 """Independent checker of AXps / CXps of multi-class XGBoost models, random forests,
-HistGradientBoosting and LightGBM models (numeric splits): one MILP per rival class, solved
-by HiGHS, every answer confirmed by the library's own predict.
+HistGradientBoosting and LightGBM models (numeric and categorical splits, missing values):
+one MILP per rival class, solved by HiGHS, every answer confirmed by the library's own
+predict.
 
 Shares no code with the branch-and-bound oracle (:mod:`fxai.oracles.scores`) nor with its
 model readers: forests are read from scikit-learn's ``tree_`` arrays (left iff
@@ -9,85 +10,142 @@ model readers: forests are read from scikit-learn's ``tree_`` arrays (left iff
 its ``_predictors`` nodes and LightGBM from ``dump_model`` (left iff ``x <= t`` in float64;
 two classes scored ``[0, raw]``, the raw scores by ``decision_function`` /
 ``predict(raw_score=True)``). A point's class is the
-library's: ``predict`` of a soft-vote forest; for a hard vote, the first class with most
+library's: ``predict`` of a soft-vote forest; for a hard vote, the first class of most
 votes of the trees' own ``predict``; for XGBoost the first class of highest float32 margin
 (``inplace_predict(predict_type="margin")``).
 
-Encoding (Kantchelian et al. 2016, as :mod:`fxai.verify.boosted`): per used feature its
-sorted cuts, binaries z_fj = [x_f left of cut j], z_fj <= z_f(j+1); with a finite domain one
-binary per value (z_fj = sum of the values left of cut j); per tree leaf variables in [0, 1]
-summing to 1, the leaves under a split's left child summing to at most z_fj and those under
-its right child to at most 1 - z_fj. Fixed features have their z fixed by the instance. For
-each rival class j the MILP maximises score_j - score_c over the leaves; the optimal point,
-rebuilt from z, is scored by the library: a counterexample iff its class is not c. If the
-optimum shows a clearly better rival (by more than 1e-6 of the leaves' total) yet the
-library keeps c, the checker raises rather than guess; a near-tie optimum the library keeps
-is read as no counterexample (only another point as close to a tie, within HiGHS's
-tolerance, could be misjudged). Before the MILPs, a few seeded random completions are
-scored by the library: a counterexample among them is one (the check stays exact).
+Categories and missing values, as the libraries route them. A HistGradientBoosting
+categorical feature takes its encoder's categories and one more value, "any other", which
+its predict reads as missing: a node sends category j left iff bit j of its
+``raw_left_cat_bitsets`` is set, and a missing value by ``missing_go_to_left``; a numeric
+split sends NaN by ``missing_go_to_left`` too (threshold +inf: every number left). A
+LightGBM ``==`` split sends x left iff x is a number whose integer part (toward 0) is one
+of its categories, i.e. x in (-1, 1) for 0 and [c, c + 1) for c; a ``<=`` split sends NaN by
+``default_left`` (missing type "NaN") or as 0 (missing type "None"). With ``missing`` every
+feature of those two also takes NaN.
+
+Encoding (Kantchelian et al. 2016, as :mod:`fxai.verify.boosted`): per used numeric feature
+its sorted cuts, binaries z_fj = [x_f left of cut j], z_fj <= z_f(j+1); with a finite domain
+one binary per value (z_fj = sum of the values left of cut j); with NaN a binary m_f, every
+z_fj <= 1 - m_f; per categorical feature one binary per category (summing to 1). A node's
+left side is a linear form of them: z_fj (+ m_f when NaN goes left), a sum of differences
+z_f(hi) - z_f(lo) for a LightGBM category split, the categories going left for a categorical
+one. Per tree leaf variables in [0, 1] summing to 1, the leaves under a split's left child
+summing to at most its left form and those under its right child to at most 1 minus it.
+Fixed features have their binaries fixed by the instance. For each rival class j the MILP
+maximises score_j - score_c over the leaves; the optimal point, rebuilt from the binaries,
+is scored by the library: a counterexample iff its class is not c. If the optimum shows a
+clearly better rival (by more than 1e-6 of the leaves' total) yet the library keeps c, the
+checker raises rather than guess; a near-tie optimum the library keeps is read as no
+counterexample (only another point as close to a tie, within HiGHS's tolerance, could be
+misjudged). Before the MILPs, a few seeded random completions are scored by the library: a
+counterexample among them is one (the check stays exact).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
 from fxai.models.kinds import is_kind, is_xgboost
-from fxai.verify.named import named
+from fxai.verify.named import as_fitted, named
 
 _TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the sums
 
 
+class Tree(NamedTuple):
+    """One tree as the checker reads it: per node its feature (-1 at a leaf), threshold,
+    children and per-class leaf score; ``nan_left``: per node, does NaN (for a categorical
+    feature: any other value) go left (None: NaN is not a value); ``cats``: per categorical
+    node the category codes that go left."""
+
+    feat: np.ndarray
+    thr: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    nan_left: np.ndarray | None = None
+    cats: dict[int, frozenset[int]] | None = None
+
+
 class ScoreChecker:
-    """MILP checks for one multi-class XGBoost model or random forest (``vote``: "soft" or
-    "hard" for a forest) at instance ``x``; ``domains[f]``: feature f's values, or None.
-    ``samples`` seeded random completions are scored first (0: MILP only)."""
+    """MILP checks for one multi-class XGBoost model, random forest (``vote``: "soft" or
+    "hard"), HistGradientBoosting or LightGBM model at instance ``x`` (raw values: a
+    HistGradientBoosting category as its encoder knows it); ``domains[f]``: feature f's
+    values, or None; ``missing``: every feature of a HistGradientBoosting or LightGBM model
+    also takes NaN. ``samples`` seeded random completions are scored first (0: MILP only)."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
-                 vote: str | None = None, samples: int = 64):
+                 vote: str | None = None, samples: int = 64, missing: bool = False):
         self.model, self.vote, self.samples = model, vote or "soft", samples
         if self.vote not in ("soft", "hard"):
             raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
         if type(model).__name__ == "LGBMClassifier":
             model = self.model = model.booster_  # (its predict: the booster's, by argmax)
-        trees, self.test, k, self.n_features = _read(model, self.vote)
+        trees, self.test, k, self.n_features, self.categories = _read(model, self.vote)
+        if missing and self.test != "le64":
+            raise ValueError("missing=True: only for HistGradientBoosting and LightGBM models")
+        self.missing = missing
         self._trees = trees
-        self.x = np.asarray(x, dtype=np.float64)
-        if np.isnan(self.x).any():
-            raise ValueError("instance has missing values (NaN): not supported")
+        self.raw = np.array([v if f in self.categories else _number(v)
+                             for f, v in enumerate(x)], dtype=object)
+        self.x = np.array([self._code(f, v) if f in self.categories else v
+                           for f, v in enumerate(self.raw)], dtype=np.float64)
+        nan = [f for f in range(self.n_features)
+               if f not in self.categories and math.isnan(self.x[f])]
+        if nan and not missing:
+            raise ValueError(f"instance has missing values (NaN) at features {nan}: "
+                             + ("pass missing=True" if self.test == "le64" else "not supported"))
         self.domains = list(domains) if domains is not None else [None] * self.n_features
-        self.c = int(self.classes_of(self.x[None])[0])
+        self.c = int(self.classes_of(self.raw[None])[0])
         self.k = k
         self._encode(trees)
+
+    def _code(self, f: int, v) -> int:
+        """The code of raw value ``v`` of categorical feature f: its category's position,
+        or the number of categories for any other value (and NaN)."""
+        known = self.categories[f]
+        return next((j for j, w in enumerate(known) if _same(v, w)), len(known))
 
     # ---- the library's class of points ---------------------------------------------
     def classes_of(self, X: np.ndarray) -> np.ndarray:
         """Class index of each row by the library itself (see the module)."""
-        X = np.asarray(X, dtype=np.float64)
         if _is_lightgbm_booster(self.model):
-            p = self.model.predict(X)
+            p = self.model.predict(np.asarray(X, dtype=np.float64))
             return (p > 1 - p).astype(int) if p.ndim == 1 else np.argmax(p, axis=1)
         if is_xgboost(self.model):
-            b = _booster(self.model)
-            m = b.inplace_predict(X.astype(np.float32), predict_type="margin")
-            return np.argmax(np.atleast_2d(m), axis=1)
+            return np.argmax(self._scores(X), axis=1)
+        if self.test == "le64":  # HistGradientBoosting
+            return np.searchsorted(self.model.classes_, self.model.predict(self._frame(X)))
+        X = np.asarray(X, dtype=np.float64)
         if self.vote == "soft":
             return np.searchsorted(self.model.classes_, self.model.predict(named(self.model, X)))
         return np.argmax(self._votes(X), axis=1)
 
+    def _frame(self, X: np.ndarray):
+        """Rows of raw values as a HistGradientBoosting model takes them."""
+        if not self.categories:
+            return named(self.model, np.asarray(X, dtype=np.float64))
+        return as_fitted(self.model, X)
+
     def _scores(self, X: np.ndarray) -> np.ndarray:
         """The library's per-class scores (XGBoost margins, forest probabilities or votes)."""
         if is_xgboost(self.model):
-            m = _booster(self.model).inplace_predict(X.astype(np.float32), predict_type="margin")
+            m = _booster(self.model).inplace_predict(np.asarray(X, dtype=np.float32),
+                                                     predict_type="margin")
             return np.atleast_2d(m).astype(np.float64)
         if self.test == "le64":  # HistGradientBoosting, LightGBM: raw scores
-            r = (self.model.predict(X, raw_score=True) if _is_lightgbm_booster(self.model) else
-                 self.model.decision_function(named(self.model, X)))
+            r = (self.model.predict(np.asarray(X, dtype=np.float64), raw_score=True)
+                 if _is_lightgbm_booster(self.model) else
+                 self.model.decision_function(self._frame(X)))
             r = np.asarray(r, dtype=np.float64)
             return np.column_stack([np.zeros(len(r)), r]) if r.ndim == 1 else r
+        X = np.asarray(X, dtype=np.float64)
         if self.vote == "soft":
             return self.model.predict_proba(named(self.model, X)) * len(self.model.estimators_)
         return self._votes(X).astype(np.float64)
@@ -100,67 +158,133 @@ class ScoreChecker:
         return np.stack([(votes == j).sum(axis=0) for j in range(len(self.model.classes_))],
                         axis=1)
 
-    def _leaf(self, feat, thr, left, right, x) -> int:
-        """The leaf of one tree that x reaches (the library's float32 test)."""
+    def _leaf(self, tree: Tree, x: np.ndarray) -> int:
+        """The leaf of one tree that x (codes for categorical features) reaches."""
         node = 0
-        while left[node] >= 0:
-            node = left[node] if self._left(x[feat[node]], thr[node]) else right[node]
+        while tree.left[node] >= 0:
+            node = tree.left[node] if self._goes_left(tree, node, x) else tree.right[node]
         return int(node)
 
+    def _goes_left(self, tree: Tree, node: int, x: np.ndarray) -> bool:
+        f = int(tree.feat[node])
+        v = float(x[f])
+        if f in self.categories:
+            if v < len(self.categories[f]):
+                return int(v) in tree.cats[node]
+            return bool(tree.nan_left[node])
+        if tree.cats and node in tree.cats:  # LightGBM: the integer part, toward 0
+            return math.isfinite(v) and int(v) >= 0 and int(v) in tree.cats[node]
+        if math.isnan(v):
+            return bool(tree.nan_left[node])
+        return self._left(v, tree.thr[node])
+
     # ---- encoding ------------------------------------------------------------------
-    def _features(self, trees) -> int:
-        """Per used feature its sorted cuts (``cuts``), the indices of its binaries
-        ``z[f, j]`` (x_f left of cut j) and, with a domain, of one binary per value
-        (``w[f]``: (value, index)); returns their number."""
+    def _features(self, trees: list[Tree]) -> int:
+        """Per used numeric feature its sorted cuts (``cuts``), the indices of its binaries
+        ``z[f, j]`` (x_f left of cut j), with a domain of one binary per value (``w[f]``:
+        (value, index)) and with NaN of one for NaN (``m[f]``); per used categorical
+        feature one binary per code (``codes[f]``: (code, index)); returns their number."""
         cuts: dict[int, set[float]] = {}
-        for feat, thr, _, _, _ in trees:
-            for f, t in zip(feat, thr, strict=True):
-                if f >= 0:
-                    cuts.setdefault(int(f), set()).add(self._cut(t))
-        self.cuts = {f: np.array(sorted(ts)) for f, ts in cuts.items()}
+        used: set[int] = set()
+        for tree in trees:
+            for node in np.flatnonzero(tree.left >= 0):
+                f = int(tree.feat[node])
+                used.add(f)
+                if f in self.categories:
+                    continue
+                ts = cuts.setdefault(f, set())
+                if tree.cats and node in tree.cats:
+                    ts.update(e for c in tree.cats[node] if c >= 0 for e in _category_ends(c))
+                elif math.isfinite(tree.thr[node]):
+                    ts.add(self._cut(tree.thr[node]))
+        self.cuts = {f: np.array(sorted(ts)) for f, ts in sorted(cuts.items())}
         nv = 0
         self.z: dict[tuple[int, int], int] = {}
         self.w: dict[int, list[tuple[float, int]]] = {}
+        self.m: dict[int, int] = {}
+        self.codes: dict[int, list[tuple[int, int]]] = {}
         for f, T in self.cuts.items():
             for j in range(len(T)):
                 self.z[f, j] = nv
                 nv += 1
             if self.domains[f] is not None:
+                values = {float(v) for v in self.domains[f]} | {float(self.x[f])}
                 self.w[f] = []
-                for d in sorted(set(float(v) for v in self.domains[f])):
+                for d in sorted(v for v in values if not math.isnan(v)):
                     self.w[f].append((d, nv))
                     nv += 1
+            if self.missing:
+                self.m[f] = nv
+                nv += 1
+        for f in sorted(used & set(self.categories)):
+            allowed = range(len(self.categories[f]) + 1)
+            if self.domains[f] is not None:
+                allowed = sorted({self._code(f, v) for v in self.domains[f]}
+                                 | {int(self.x[f])}
+                                 | ({len(self.categories[f])} if self.missing else set()))
+            self.codes[f] = []
+            for code in allowed:
+                self.codes[f].append((code, nv))
+                nv += 1
         return nv
 
-    def _encode(self, trees) -> None:
+    def _side(self, tree: Tree, node: int) -> tuple[dict[int, float], float]:
+        """The node's left side as a linear form of the binaries: (coefficients, constant)."""
+        f = int(tree.feat[node])
+        nan_left = tree.nan_left is not None and bool(tree.nan_left[node])
+        if f in self.categories:
+            known = len(self.categories[f])
+            return {v: 1.0 for code, v in self.codes[f]
+                    if (code in tree.cats[node] if code < known else nan_left)}, 0.0
+        m = self.m.get(f)
+        if tree.cats and node in tree.cats:  # x in (lo, hi] for each category
+            form: dict[int, float] = {}
+            for c in (c for c in tree.cats[node] if c >= 0):
+                lo, hi = (self.z[f, int(np.searchsorted(self.cuts[f], e))]
+                          for e in _category_ends(c))
+                form[hi] = form.get(hi, 0.0) + 1.0
+                form[lo] = form.get(lo, 0.0) - 1.0
+            return {v: a for v, a in form.items() if a}, 0.0
+        t = float(tree.thr[node])
+        nan = {m: 1.0} if m is not None and nan_left else {}
+        if math.isinf(t):  # +inf: every number left; -inf: none
+            return ({m: -1.0} if m is not None and not nan_left else {}, 1.0) if t > 0 else (
+                nan, 0.0)
+        zj = self.z[f, int(np.searchsorted(self.cuts[f], self._cut(t)))]
+        return {zj: 1.0, **nan}, 0.0
+
+    def _encode(self, trees: list[Tree]) -> None:
         nv = self._features(trees)
         rows: list[tuple[dict[int, float], float, float]] = []
         for f, T in self.cuts.items():
             rows += [({self.z[f, j]: 1.0, self.z[f, j + 1]: -1.0}, -np.inf, 0.0)
                      for j in range(len(T) - 1)]
+            m = {self.m[f]: 1.0} if f in self.m else {}
             if f in self.w:
-                rows.append(({v: 1.0 for _, v in self.w[f]}, 1.0, 1.0))
+                rows.append(({**{v: 1.0 for _, v in self.w[f]}, **m}, 1.0, 1.0))
                 for j, t in enumerate(T):
                     left = {v: -1.0 for d, v in self.w[f] if self._left(d, t)}
                     rows.append(({self.z[f, j]: 1.0, **left}, 0.0, 0.0))
+            elif m and len(T):  # NaN is right of every cut
+                rows.append(({self.z[f, len(T) - 1]: 1.0, **m}, -np.inf, 1.0))
+        for codes in self.codes.values():
+            rows.append(({v: 1.0 for _, v in codes}, 1.0, 1.0))
         n_int = nv
         leaf_scores = []
-        for feat, thr, left, right, value in trees:
+        for tree in trees:
             leaves = {}
-            for node in range(len(feat)):
-                if left[node] < 0:
-                    leaves[node] = nv
-                    leaf_scores.append(value[node])
-                    nv += 1
+            for node in np.flatnonzero(tree.left < 0):
+                leaves[int(node)] = nv
+                leaf_scores.append(tree.value[node])
+                nv += 1
             rows.append((dict.fromkeys(leaves.values(), 1.0), 1.0, 1.0))
-            under = _leaves_under(left, right, leaves)
-            for node in range(len(feat)):
-                if left[node] < 0:
-                    continue
-                f = int(feat[node])
-                zj = self.z[f, int(np.searchsorted(self.cuts[f], self._cut(thr[node])))]
-                rows.append(({**dict.fromkeys(under[left[node]], 1.0), zj: -1.0}, -np.inf, 0.0))
-                rows.append(({**dict.fromkeys(under[right[node]], 1.0), zj: 1.0}, -np.inf, 1.0))
+            under = _leaves_under(tree.left, tree.right, leaves)
+            for node in np.flatnonzero(tree.left >= 0):
+                form, const = self._side(tree, int(node))
+                left, right = under[tree.left[node]], under[tree.right[node]]
+                rows.append(({**dict.fromkeys(left, 1.0), **{v: -a for v, a in form.items()}},
+                             -np.inf, const))
+                rows.append(({**dict.fromkeys(right, 1.0), **form}, -np.inf, 1.0 - const))
         r, c, v = [], [], []
         for i, (coefs, _, _) in enumerate(rows):
             r += [i] * len(coefs)
@@ -172,9 +296,8 @@ class ScoreChecker:
         self._nv, self._n_int = nv, n_int
         self._leaf_scores = np.array(leaf_scores, dtype=np.float64).reshape(-1, self.k)
         self._integrality = np.r_[np.ones(n_int), np.zeros(nv - n_int)]
-        self._base = self._scores(self.x[None])[0] - sum(
-            value[self._leaf(feat, thr, left, right, self.x)]
-            for feat, thr, left, right, value in trees)
+        self._base = self._scores(self.raw[None])[0] - sum(
+            tree.value[self._leaf(tree, self.x)] for tree in trees)
 
     def _cut(self, t: float) -> float:
         """The value that decides as threshold ``t`` does: XGBoost's split itself (a float32,
@@ -190,7 +313,7 @@ class ScoreChecker:
         return float(a if float(a) <= t else np.nextafter(a, np.float32(-np.inf)))
 
     def _left(self, value: float, t: float) -> bool:
-        """Does ``value`` go to the left of cut ``t`` (the library's test)?"""
+        """Does the number ``value`` go to the left of cut ``t`` (the library's test)?"""
         if self.test == "le64":
             return bool(float(value) <= t)
         v = np.float32(value)
@@ -198,22 +321,36 @@ class ScoreChecker:
 
     def _rebuild(self, sol: np.ndarray, fixed: set[int]) -> np.ndarray:
         """The point of the MILP solution: fixed features keep x, free ones take a value on
-        the side of each cut their z says."""
-        p = self.x.copy()
+        the side of each cut their binaries say (NaN, a domain value, a category)."""
+        p = self.raw.copy()
+        for f, codes in self.codes.items():
+            if f not in fixed:
+                p[f] = self._category(f, max(codes, key=lambda cv: sol[cv[1]])[0])
         for f, T in self.cuts.items():
             if f in fixed:
                 continue
-            if f in self.w:
+            if f in self.m and sol[self.m[f]] > 0.5:
+                p[f] = math.nan
+            elif f in self.w:
                 p[f] = max(self.w[f], key=lambda dv: sol[dv[1]])[0]
-                continue
-            z = np.array([sol[self.z[f, j]] > 0.5 for j in range(len(T))])
-            j = int(np.argmax(z)) if z.any() else len(T)  # first cut x is left of
-            p[f] = self._inside(T, j)
+            else:
+                z = np.array([sol[self.z[f, j]] > 0.5 for j in range(len(T))])
+                p[f] = self._inside(T, int(np.argmax(z)) if z.any() else len(T))
         return p
+
+    def _category(self, f: int, code: int):
+        """The raw value of code ``code`` of categorical feature f (any other value: x's
+        own when it is one, else NaN, which the library routes the same way)."""
+        known = self.categories[f]
+        if code < len(known):
+            return known[code]
+        return self.raw[f] if int(self.x[f]) == len(known) else math.nan
 
     def _inside(self, T: np.ndarray, j: int) -> float:
         """A value between cut j-1 and cut j (below all for j = 0, above all for len(T))."""
         f32 = np.float32
+        if not len(T):
+            return 0.0
         if self.test == "le64":  # left of t iff x <= t: (T[j-1], T[j]]
             return float(T[j]) if j < len(T) else float(np.nextafter(T[-1], np.inf))
         if self.test == "lt32":  # left of t iff x < t: [T[j-1], T[j])
@@ -227,7 +364,7 @@ class ScoreChecker:
 
     # ---- queries -------------------------------------------------------------------
     def counterexample(self, fixed: Iterable[int]) -> np.ndarray | None:
-        """A point agreeing with x on ``fixed`` of another class, or None."""
+        """A point (raw values) agreeing with x on ``fixed`` of another class, or None."""
         fixed = set(fixed)
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
         for var, value in self._pinned(fixed).items():
@@ -256,36 +393,65 @@ class ScoreChecker:
 
     def _pinned(self, fixed: set[int]) -> dict[int, bool]:
         """The binaries that the features in ``fixed`` set: index -> value (x's side of
-        each cut; x's own domain value)."""
+        each cut; x's own domain value, category or NaN)."""
         out = {}
-        for f, T in self.cuts.items():
-            if f in fixed:
-                for j, t in enumerate(T):
-                    out[self.z[f, j]] = self._left(self.x[f], t)
-                for d, var in self.w.get(f, []):
-                    out[var] = bool(np.float32(d) == np.float32(self.x[f]))
+        for f in fixed & set(self.codes):
+            for code, var in self.codes[f]:
+                out[var] = code == int(self.x[f])
+        for f in fixed & set(self.cuts):
+            nan = math.isnan(self.x[f])
+            for j, t in enumerate(self.cuts[f]):
+                out[self.z[f, j]] = not nan and self._left(self.x[f], t)
+            for d, var in self.w.get(f, []):
+                out[var] = not nan and (d == self.x[f] if self.test == "le64" else
+                                        bool(np.float32(d) == np.float32(self.x[f])))
+            if f in self.m:
+                out[self.m[f]] = nan
         return out
 
     def _sampled(self, fixed: set[int]) -> np.ndarray | None:
         """A counterexample among ``samples`` seeded random completions (free features on
-        random sides of their cuts, or random domain values), scored in one library call."""
+        random sides of their cuts, or random domain values, categories or NaN), scored in
+        one library call."""
         if self.samples == 0:
             return None
         rng = np.random.default_rng(0)
-        pts = np.tile(self.x, (self.samples, 1))
+        pts = np.tile(self.raw, (self.samples, 1))
         for f, T in self.cuts.items():
-            if f in fixed:
-                continue
-            if f in self.w:
-                pts[:, f] = rng.choice([d for d, _ in self.w[f]], self.samples)
-            else:
-                pts[:, f] = [self._inside(T, j) for j in rng.integers(0, len(T) + 1,
-                                                                      self.samples)]
+            if f not in fixed:
+                values = ([d for d, _ in self.w[f]] if f in self.w else
+                          [self._inside(T, j) for j in range(len(T) + 1)])
+                values += [math.nan] * (f in self.m)
+                pts[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
+        for f, codes in self.codes.items():
+            if f not in fixed:
+                values = [self._category(f, code) for code, _ in codes]
+                pts[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
         bad = np.flatnonzero(self.classes_of(pts) != self.c)
         return pts[bad[0]] if bad.size else None
 
     def entails(self, fixed: Iterable[int]) -> bool:
         return self.counterexample(fixed) is None
+
+
+def _number(v) -> float:
+    return math.nan if v is None else float(v)
+
+
+def _same(v, w) -> bool:
+    """Are raw values ``v`` and ``w`` the same category (text only equals text)?"""
+    if isinstance(v, str) or isinstance(w, str):
+        return isinstance(v, str) and isinstance(w, str) and v == w
+    try:
+        return bool(v == w)
+    except (TypeError, ValueError):
+        return False
+
+
+def _category_ends(c: int) -> tuple[float, float]:
+    """(lo, hi): x in (lo, hi] iff x's integer part (toward 0) is category c >= 0."""
+    below = float(np.nextafter(float(c + 1), -np.inf))
+    return (-1.0, below) if c == 0 else (float(np.nextafter(float(c), -np.inf)), below)
 
 
 def _leaves_under(left, right, leaves: dict[int, int]) -> dict[int, list[int]]:
@@ -314,8 +480,7 @@ def _is_lightgbm_booster(model) -> bool:
 
 
 def reads(model) -> bool:
-    """Does this checker read ``model``? (HistGradientBoosting and LightGBM: only numeric
-    splits that test ``x <= t``, without LightGBM's zero-as-missing routing.)"""
+    """Does this checker read ``model``? (LightGBM: not with zero-as-missing routing.)"""
     try:
         _read(model.booster_ if type(model).__name__ == "LGBMClassifier" else model, "soft")
     except ValueError:
@@ -324,10 +489,9 @@ def reads(model) -> bool:
 
 
 def _read(model, vote: str):
-    """(trees as (feature, threshold, left, right, per-leaf class scores), the test: "lt32"
-    (``float32(x) < t``), "le32" (``float32(x) <= t``) or "le64" (``x <= t``), classes,
-    features); inner nodes have feature >= 0, leaves -1. ``ValueError`` for a model or
-    split it does not read."""
+    """(trees, the test: "lt32" (``float32(x) < t``), "le32" (``float32(x) <= t``) or
+    "le64" (``x <= t``), classes, features, per categorical feature its categories);
+    ``ValueError`` for a model or split it does not read."""
     if _is_lightgbm_booster(model):
         return _read_lightgbm(model)
     if is_kind(model, "hist_gradient"):
@@ -357,8 +521,8 @@ def _read(model, vote: str):
                                                                     strict=True)])
             value = np.zeros((len(grp), k))
             value[:, int(t) % k] = np.where(inner, 0.0, grp["Gain"].to_numpy(np.float64))
-            trees.append((feat, thr, left, right, value))
-        return trees, "lt32", k, n
+            trees.append(Tree(feat, thr, left, right, value))
+        return trees, "lt32", k, n, {}
     if not hasattr(model, "estimators_"):
         raise ValueError(f"no MILP reading of a {type(model).__name__}")
     k = len(model.classes_)
@@ -368,15 +532,24 @@ def _read(model, vote: str):
         frac = t.value[:, 0, :k]
         value = frac if vote == "soft" else np.eye(k)[np.argmax(frac, axis=1)]
         feat = np.where(t.children_left < 0, -1, t.feature)
-        trees.append((feat, t.threshold, t.children_left, t.children_right, value))
-    return trees, "le32", k, int(model.n_features_in_)
+        trees.append(Tree(feat, t.threshold, t.children_left, t.children_right, value))
+    return trees, "le32", k, int(model.n_features_in_), {}
 
 
 def _read_hist_gradient(model):
-    """scikit-learn's ``_predictors`` nodes (left iff ``x <= num_threshold``); two classes
-    score ``[0, raw]``."""
-    if getattr(model, "_preprocessor", None) is not None:
-        raise ValueError("categorical features: not read by the MILP checker")
+    """scikit-learn's ``_predictors`` nodes (left iff ``x <= num_threshold``, NaN by
+    ``missing_go_to_left``; categories by bitset); two classes score ``[0, raw]``. With
+    categorical features the model's own preprocessor puts their codes first."""
+    n = int(model.n_features_in_)
+    categorical = getattr(model, "is_categorical_", None)
+    pre = getattr(model, "_preprocessor", None)
+    order, categories = np.arange(n), {}
+    if pre is not None and categorical is not None:
+        order = np.concatenate([np.flatnonzero(categorical), np.flatnonzero(~categorical)])
+        encoder = pre.named_transformers_["encoder"]
+        for f, known in zip(np.flatnonzero(categorical), encoder.categories_, strict=True):
+            categories[int(f)] = [v for v in known if not (isinstance(v, float)
+                                                           and math.isnan(v))]
     per = int(model.n_trees_per_iteration_)
     k = max(2, per)
     trees = []
@@ -386,11 +559,18 @@ def _read_hist_gradient(model):
             leaf = nd["is_leaf"].astype(bool)
             value = np.zeros((len(nd), k))
             value[:, 1 if per == 1 else cls] = np.where(leaf, nd["value"], 0.0)
-            trees.append((np.where(leaf, -1, nd["feature_idx"].astype(np.int64)),
-                          nd["num_threshold"].astype(np.float64),
-                          np.where(leaf, -1, nd["left"].astype(np.int64)),
-                          np.where(leaf, -1, nd["right"].astype(np.int64)), value))
-    return trees, "le64", k, int(model.n_features_in_)
+            feat = np.where(leaf, -1, order[nd["feature_idx"].astype(np.int64)])
+            cats = {}
+            for node in np.flatnonzero(~leaf & nd["is_categorical"].astype(bool)):
+                bits = predictor.raw_left_cat_bitsets[nd["bitset_idx"][node]]
+                size = len(categories[int(feat[node])])
+                cats[int(node)] = frozenset(j for j in range(size)
+                                            if (int(bits[j // 32]) >> (j % 32)) & 1)
+            trees.append(Tree(feat, nd["num_threshold"].astype(np.float64),
+                              np.where(leaf, -1, nd["left"].astype(np.int64)),
+                              np.where(leaf, -1, nd["right"].astype(np.int64)), value,
+                              nd["missing_go_to_left"].astype(bool), cats))
+    return trees, "le64", k, n, categories
 
 
 _ZERO = float(np.float32(1e-35))  # LightGBM reads |x| <= 1e-35f as 0 before every test
@@ -407,18 +587,20 @@ def _read_lightgbm(booster):
     k = max(2, per)
     trees = []
     for i, info in enumerate(doc["tree_info"]):
-        rows = _lightgbm_rows(info["tree_structure"])
-        feat, thr, left, right, leaf = (np.array(col) for col in zip(*rows, strict=True))
+        rows, cats = _lightgbm_rows(info["tree_structure"])
+        feat, thr, left, right, leaf, nan_left = (np.array(col)
+                                                   for col in zip(*rows, strict=True))
         value = np.zeros((len(rows), k))
         value[:, 1 if per == 1 else i % per] = leaf
-        trees.append((feat, thr, left, right, value))
-    return trees, "le64", k, int(doc["max_feature_idx"]) + 1
+        trees.append(Tree(feat, thr, left, right, value, nan_left.astype(bool), cats))
+    return trees, "le64", k, int(doc["max_feature_idx"]) + 1, {}
 
 
-def _lightgbm_rows(root: dict) -> list[list]:
-    """(feature, effective threshold, left, right, leaf value) per node of one dumped tree,
-    root first; leaves have feature -1."""
+def _lightgbm_rows(root: dict) -> tuple[list[list], dict[int, frozenset[int]]]:
+    """(feature, effective threshold, left, right, leaf value, NaN goes left) per node of
+    one dumped tree, root first (leaves have feature -1); per ``==`` node its categories."""
     rows: list[list] = []
+    cats: dict[int, frozenset[int]] = {}
     stack = [(root, None, 0)]  # (node, parent row, which child: 2 left, 3 right)
     while stack:
         node, parent, side = stack.pop()
@@ -426,13 +608,19 @@ def _lightgbm_rows(root: dict) -> list[list]:
         if parent is not None:
             rows[parent][side] = at
         if "leaf_value" in node:
-            rows.append([-1, 0.0, -1, -1, float(node["leaf_value"])])
+            rows.append([-1, 0.0, -1, -1, float(node["leaf_value"]), False])
             continue
-        if node["decision_type"] != "<=" or node["missing_type"] == "Zero":
-            raise ValueError("categorical or zero-as-missing splits: not read by the MILP "
-                             "checker")
-        t = float(node["threshold"])
-        t = max(t, _ZERO) if t >= 0 else min(t, float(np.nextafter(-_ZERO, -np.inf)))
-        rows.append([int(node["split_feature"]), t, -1, -1, 0.0])
+        if node["missing_type"] == "Zero":
+            raise ValueError("zero-as-missing splits: not read by the MILP checker")
+        t = node["threshold"]
+        if node["decision_type"] == "==":  # NaN and negative numbers go right
+            cats[at] = frozenset(int(c) for c in str(t).split("||"))
+            t, nan_left = 0.0, False
+        else:
+            t = float(t)
+            nan_left = (bool(node["default_left"]) if node["missing_type"] == "NaN"
+                        else 0.0 <= t)  # "None": NaN is read as 0
+            t = max(t, _ZERO) if t >= 0 else min(t, float(np.nextafter(-_ZERO, -np.inf)))
+        rows.append([int(node["split_feature"]), t, -1, -1, 0.0, nan_left])
         stack += [(node["right_child"], at, 3), (node["left_child"], at, 2)]
-    return rows
+    return rows, cats

@@ -56,7 +56,7 @@ class _Formula:
                     left = [v + 1 for d, v in chk.w[f] if chk._left(d, t)]
                     clauses += [[-z[j], *left], *([-v, z[j]] for v in left)]
         self.classes: list[set[int]] = []
-        for t, (feat, thr, left, right, value) in enumerate(trees):
+        for t, (feat, thr, left, right, value, *_) in enumerate(trees):
             seen: set[int] = set()
             stack = [(0, [])]
             while stack:
