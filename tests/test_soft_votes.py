@@ -24,7 +24,7 @@ TRICKY = {2: [(0.1, 0.9), (0.2, 0.8), (0.3, 0.7), (0.7, 0.3), (1 / 3, 2 / 3), (2
           3: [(0.1, 0.2, 0.7), (0.3, 0.3, 0.4), (1 / 3, 1 / 3, 1 / 3), (0.2, 0.1, 0.7),
               (0.4, 0.3, 0.3), (0.7, 0.2, 0.1), (0.0, 0.5, 0.5), (0.6, 0.0, 0.4)]}
 
-ROUTES = {"default": {}, "sat": {"BOXES": 0}, "coarse sat": {"BOXES": 0, "SCALE": 1},
+ROUTES = {"default": {}, "sat": {"WORK": 0}, "coarse sat": {"WORK": 0, "SCALE": 1},
           "guarded": {"MAX_TERMS": 0}}
 SAME_ROUTE = HealthCheck.function_scoped_fixture  # the route holds for all examples
 
@@ -160,7 +160,7 @@ def test_a_single_question_stops_at_its_limit(entropy_forest, monkeypatch):
     question (an AXp: entailed, so the search must prove it)."""
     clf, x = entropy_forest
     axp = explain.find_axp(oracles.for_model(clf, x))
-    monkeypatch.setattr(soft_votes, "BOXES", 0)  # the SAT route at once
+    monkeypatch.setattr(soft_votes, "WORK", 0)  # the SAT route at once
     o = oracles.for_model(clf, x, domains=[None] * len(x))
     with pytest.raises(oracles.TimeLimitExceeded):
         o.entails(axp, time_limit=1e-4)

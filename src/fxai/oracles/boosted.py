@@ -244,7 +244,7 @@ class BoostedOracle(Oracle):
 
 
 _MODELS: dict[int, dict] = {}
-_CHUNK = 1 << 14  # boxes of the first pass under a deadline (then doubled per pass)
+_CHUNK = 1 << 24  # leaves tested in the first pass under a deadline (then doubled per pass)
 
 
 def _model_tables(ens) -> dict:
@@ -341,13 +341,16 @@ def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float,
 
 @njit(cache=True)
 def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover - compiled
-    """Sum over trees of the lowest-valued leaf reachable in the box [lo, hi) (leaves are
-    sorted by value within each tree); ``first[t]`` receives tree t's leaf."""
+    """(sum over trees of the lowest-valued leaf reachable in the box [lo, hi), the number
+    of leaves tested); leaves are sorted by value within each tree; ``first[t]`` receives
+    tree t's leaf."""
     n_leaves, depth = cf.shape
     total = 0.0
+    tested = 0
     for t in range(starts.size):
         end = starts[t + 1] if t + 1 < starts.size else n_leaves
         for leaf in range(starts[t], end):
+            tested += 1
             ok = True
             for d in range(depth):
                 f = cf[leaf, d]
@@ -358,7 +361,7 @@ def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover 
                 first[t] = leaf
                 total += val[leaf]
                 break
-    return total
+    return total, tested
 
 
 @njit(cache=True)
@@ -386,13 +389,14 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
     rounding bound); a pick of compatible leaves is judged in the library's own float
     arithmetic (:func:`_changes`), and if it does not change the class while other picks
     remain in the box, the box is split off around it. With ``limit`` >= 0 the search gives
-    up after that many boxes, returning ``[-1]`` (a point has no negative interval)."""
+    up once it has tested that many leaves (its work, whatever a box costs), returning
+    ``[-1]`` (a point has no negative interval)."""
     n1 = lo0.size
     n = n1 - 1
     first = np.empty(starts.size, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
-    b = _best_leaves(cf, clo, chi, val, starts, lo0, hi0, first) + offset
-    if b > tol:
+    b, work = _best_leaves(cf, clo, chi, val, starts, lo0, hi0, first)
+    if b + offset > tol:
         return none
     cap = 64
     slo = np.empty((cap, n1), dtype=np.int64)
@@ -402,15 +406,13 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
     top = 1
     L = np.empty(n1, dtype=np.int64)
     H = np.empty(n1, dtype=np.int64)
-    boxes = 0
     while top > 0:
-        boxes += 1
-        if limit >= 0 and boxes > limit:
+        if limit >= 0 and work > limit:
             return np.full(1, -1, dtype=np.int64)
         top -= 1
         lo = slo[top].copy()
         hi = shi[top].copy()
-        _best_leaves(cf, clo, chi, val, starts, lo, hi, first)
+        work += _best_leaves(cf, clo, chi, val, starts, lo, hi, first)[1]
         L[:] = lo
         H[:] = hi
         for t in range(starts.size):
@@ -441,12 +443,13 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
             s = L[c] if L[c] > lo[c] else H[c]
         hi_a = hi.copy()
         hi_a[c] = s
-        b_a = _best_leaves(cf, clo, chi, val, starts, lo, hi_a, first) + offset
+        b_a, w_a = _best_leaves(cf, clo, chi, val, starts, lo, hi_a, first)
         lo_b = lo.copy()
         lo_b[c] = s
-        b_b = _best_leaves(cf, clo, chi, val, starts, lo_b, hi, first) + offset
-        keep_a = b_a <= tol
-        keep_b = b_b <= tol
+        b_b, w_b = _best_leaves(cf, clo, chi, val, starts, lo_b, hi, first)
+        work += w_a + w_b
+        keep_a = b_a + offset <= tol
+        keep_b = b_b + offset <= tol
         if top + 2 > cap:
             cap *= 2
             slo2 = np.empty((cap, n1), dtype=np.int64)

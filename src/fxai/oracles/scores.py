@@ -13,7 +13,7 @@ scores all), and a compatible pick of leaves is judged in the library's own arit
 (float32 sums in tree order for XGBoost; for a soft-vote forest scikit-learn's float64 sums
 in tree order divided by the number of trees). The rivals are asked in order of their
 score at the instance, closest first, in two passes: each rival's search is first cut off
-after a few hundred boxes (a rival that can win is usually found fast, while proving that
+after about a million leaf tests (a rival that can win is usually found fast, while proving that
 one cannot may take long), then the undecided rivals are searched to the end. A
 counterexample point is of another class than ``c`` under the model's own ``predict``.
 """
@@ -30,7 +30,7 @@ from fxai.models.scores import ScoreEnsemble
 from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search
 from fxai.oracles.registry import register
 
-_FIRST_PASS = 256  # boxes per rival in the quick first pass
+_FIRST_PASS = 1 << 20  # leaves tested per rival in the quick first pass
 
 
 class ScoreOracle(BoostedOracle):
@@ -100,7 +100,7 @@ class ScoreOracle(BoostedOracle):
 
     def _branch_and_bound(self, mask: np.ndarray, limits) -> np.ndarray | None:
         """Passes of the branch and bound over the rivals still open, each search cut off
-        after its pass's number of boxes (-1: none); a counterexample or None."""
+        after its pass's number of leaves tested (-1: none); a counterexample or None."""
         rivals = list(self._rivals)
         for limit in limits:
             point, rivals = self._bnb_pass(mask, limit, rivals)
@@ -110,7 +110,7 @@ class ScoreOracle(BoostedOracle):
 
     def _bnb_pass(self, mask: np.ndarray, limit: int, rivals: list[int]):
         """One pass over ``rivals`` in order: (a counterexample or None, the rivals left
-        undecided within ``limit`` boxes each)."""
+        undecided within ``limit`` leaves tested each)."""
         n = len(self._used)
         lo = np.zeros(n + 1, dtype=np.int64)
         hi = self._size.copy()

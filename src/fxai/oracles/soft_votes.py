@@ -51,7 +51,7 @@ from fxai.oracles.scores import ScoreOracle
 from fxai.oracles.votes import SOLVER, Intervals, solve
 
 SCALE = 100  # weights floor(SCALE * (v_c - v_j))
-BOXES, CONFLICTS = 256, 1000  # first budgets of the branch and bound and the solver
+WORK, CONFLICTS = 1 << 22, 1000  # first budgets: leaves the branch and bound tests, conflicts
 MAX_TERMS = 20_000  # weighted literals per pair above which the branch and bound answers
 
 
@@ -179,27 +179,27 @@ class SoftVoteOracle(ScoreOracle):
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """The branch and bound and the SAT solver in turn, the one that has used less CPU
-        time next, each with a budget (boxes per rival, conflicts) that grows fourfold per
+        time next, each with a budget (leaves tested per rival, conflicts) that grows fourfold per
         round, until one answers (the solver keeps what it learnt between rounds). The
         solver asks only for the rivals the branch and bound left undecided, and builds a
         rival's constraint on the first such question."""
         enc, c = self._enc, self.index
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
-        boxes, conflicts = BOXES, CONFLICTS
+        work, conflicts = WORK, CONFLICTS
         spent = [0.0, 0.0]  # CPU s of the branch and bound and of the solver
         rivals = list(self._rivals)
         while True:
             self.check_time()
             t0 = time.process_time()
             if spent[0] <= spent[1]:
-                point, rivals = self._bnb_pass(mask, boxes, rivals)
+                point, rivals = self._bnb_pass(mask, work, rivals)
                 took = max(time.process_time() - t0, 1e-6)
                 spent[0] += took
                 if point is not None or not rivals:
                     return point
                 grow = 4.0 if self.deadline is None else (  # a pass restarts: fit the time left
                     min(4.0, 0.9 * (self.deadline - time.process_time()) / took))
-                boxes = int(boxes * max(1.0, grow))
+                work = int(work * max(1.0, grow))
                 continue
             sel = enc.rival(c, rivals)
             if sel is None:
