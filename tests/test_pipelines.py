@@ -359,3 +359,43 @@ def test_naive_bayes_behind_codes_that_do_not_fit_is_refused(pre, words):
         pipe.fit(df, y)
     with pytest.raises(TypeError, match=words):
         oracles.for_model(pipe, df.iloc[0])
+
+
+@pytest.mark.parametrize("variant", ["onehot ignore", "onehot error", "infrequent", "ordinal",
+                                     "drop first", "encoder then scaler"])
+@pytest.mark.parametrize("last", ["rf soft", "rf hard", "xgb 3 classes"])
+def test_the_joint_check_of_encoded_columns_is_the_enumeration_s(variant, last):
+    """One question per set (a forest's or XGBoost's checker with the encoded columns as
+    groups of joint values) decides as enumerating the free columns' categories, and as
+    brute force over the grid with the pipeline's predict."""
+    from fxai.verify import joint_weak_axp_fn, weak_axp_fn
+    from fxai.verify.pipeline import PipelineChecker
+
+    df, y = _three_classes(3) if last.startswith("xgb") else _data(3)
+    pre = (VARIANTS[variant]() if variant in VARIANTS else ColumnTransformer(
+        [("cat", {"onehot ignore": OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+                  "onehot error": OneHotEncoder(sparse_output=False),
+                  "infrequent": OneHotEncoder(handle_unknown="infrequent_if_exist",
+                                              min_frequency=30, sparse_output=False),
+                  "ordinal": OrdinalEncoder(handle_unknown="use_encoded_value",
+                                            unknown_value=-1)}[variant],
+          ["colour", "shape"]), ("num", StandardScaler(), ["size"])],
+        remainder="passthrough"))
+    model = (xgb.XGBClassifier(n_estimators=4, max_depth=3, random_state=0)
+             if last.startswith("xgb") else
+             RandomForestClassifier(n_estimators=8, max_depth=4, random_state=3))
+    pipe = Pipeline([("pre", pre), ("model", model)]).fit(df, y)
+    vote = "hard" if last == "rf hard" else None
+    encoded = oracles.prepare(pipe)
+    grid = _grid(encoded, df)
+    sets = [set(s) for r in range(5) for s in itertools.combinations(range(4), r)]
+    for i in (0, 1, 2):
+        x = df.iloc[i]
+        joint = PipelineChecker(pipe, x, weak_axp_fn, vote, None, joint_weak_axp_fn)
+        assert joint._joint is not None
+        alone = PipelineChecker(pipe, x, weak_axp_fn, vote)
+        got = joint.weak_axps(sets)
+        assert got == alone.weak_axps(sets)
+        if vote is None:
+            c = pipe.predict(df.iloc[[i]])[0]
+            assert got == [_sufficient(pipe, encoded.names, grid, list(x), s, c) for s in sets]

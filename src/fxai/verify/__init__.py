@@ -91,15 +91,22 @@ def _boosted(model, x, domains, vote):
     return _each(lambda fixed: chk.entails(x, fixed)), feats
 
 
-def _scores(model, x, domains, vote):
+def _scores(model, x, domains, vote, groups=None):
     from fxai.verify.scores import ScoreChecker
     from fxai.verify.votes import VoteChecker, pure_leaves
 
     if not is_xgboost(model) and (vote == "hard" or pure_leaves(model)):
-        chk = VoteChecker(model, x, domains, vote or "soft")
+        chk = VoteChecker(model, x, domains, vote or "soft", groups=groups)
         return chk.weak_axps, list(range(chk.n_features))
-    chk = ScoreChecker(model, x, domains, vote)
+    chk = ScoreChecker(model, x, domains, vote, groups=groups)
     return _each(chk.entails), list(range(chk.n_features))
+
+
+def joint_weak_axp_fn(model, x, groups, vote: str | None = None):
+    """As :func:`weak_axp_fn`, with ``groups`` of features that take one of their rows of
+    values jointly (:class:`fxai.verify.scores.ScoreChecker`), for a random forest or a
+    multi-class XGBoost model; None for another model."""
+    return _scores(model, x, None, vote, groups) if _is_score_model(model) else None
 
 
 register("scikit-learn CategoricalNB", _of_kind("nbc"), _nbc)
@@ -117,7 +124,7 @@ def _pipeline(model, x, domains, vote, deadline=None):
 
     if domains is not None:
         raise TypeError("a Pipeline's checker takes no domains (its encoders give them)")
-    chk = PipelineChecker(model, x, weak_axp_fn, vote, deadline)
+    chk = PipelineChecker(model, x, weak_axp_fn, vote, deadline, joint_weak_axp_fn)
     return chk.weak_axps, list(range(chk.n))
 
 

@@ -5,11 +5,15 @@ Its own reading of the pipeline (it shares nothing with :mod:`fxai.models.pipeli
 model inputs each column moves are found by the pipeline's ``transform`` (varying one
 column of the instance at a time); a column an encoder reads ranges over its categories,
 plus a value the encoder has not seen when it accepts one. A set S of columns is a weak
-AXp iff, for every combination of values of the free encoded columns, the last step's
-checker (:func:`fxai.verify.weak_axp_fn`) says that fixing the inputs of S and of those
-columns, at the transformed row, forces the class (a free numeric column's inputs range
-over all reals, what a monotone scaler's image of the float64 values gives the float32
-comparisons of the trees).
+AXp iff fixing the inputs of S at the transformed row forces the class of the last step
+while each free encoded column's inputs take the rows its values transform to and a free
+numeric column's inputs range over all reals (what a monotone scaler's image of the
+float64 values gives the float32 comparisons of the trees). For a random forest or
+multi-class XGBoost model the last step's checker takes the encoded columns' rows as
+groups of joint values (:func:`fxai.verify.joint_weak_axp_fn`): one question per set.
+Otherwise, or when columns share inputs, the combinations of values of the free encoded
+columns are enumerated, each asked of the last step's checker
+(:func:`fxai.verify.weak_axp_fn`) with those columns fixed.
 """
 
 from __future__ import annotations
@@ -59,8 +63,9 @@ class PipelineChecker:
     """Weak AXps of ``pipe`` at the raw row ``x`` (a Series, dict or row in column order)."""
 
     def __init__(self, pipe, x, checker, vote: str | None = None,
-                 deadline: float | None = None):
-        """``checker``: :func:`fxai.verify.weak_axp_fn` (the last step's checker)."""
+                 deadline: float | None = None, joint=None):
+        """``checker``: :func:`fxai.verify.weak_axp_fn` (the last step's checker);
+        ``joint``: :func:`fxai.verify.joint_weak_axp_fn` (its checker with groups)."""
         self.pipe, self.checker, self.vote, self.deadline = pipe, checker, vote, deadline
         self.names = [str(n) for n in getattr(pipe, "feature_names_in_",
                                               range(int(pipe.n_features_in_)))]
@@ -78,11 +83,18 @@ class PipelineChecker:
                 cats.append(_unseen(cats))
             self.values[c] = cats
         self.inputs: list[list[int]] = []
+        rows: dict[int, np.ndarray] = {}  # per encoded column its values' rows of its inputs
         for c in range(self.n):
             tries = self.values.get(c) or [_shift(self.x[c], d) for d in (1.0, -1.0, 1e3)]
-            rows = [[*self.x[:c], v, *self.x[c + 1:]] for v in tries]
-            z = self.transform(rows)
+            z = self.transform([[*self.x[:c], v, *self.x[c + 1:]] for v in tries])
             self.inputs.append([int(k) for k in np.flatnonzero((z != z0).any(axis=0))])
+            if c in self.values:
+                rows[c] = np.unique(np.vstack([z0[None], z])[:, self.inputs[-1]], axis=0)
+        self.z0, self.unmoved = z0, set(range(len(z0))) - {k for ks in self.inputs for k in ks}
+        shared = sum(map(len, self.inputs)) != len({k for ks in self.inputs for k in ks})
+        groups = [(self.inputs[c], r) for c, r in rows.items() if self.inputs[c]]
+        self._joint = None if joint is None or shared else joint(
+            pipe.steps[-1][1], z0, groups, vote)
 
     def _predicts(self, c: int, v) -> bool:
         """Whether the pipeline predicts the instance with column ``c`` set to ``v`` (naive
@@ -116,12 +128,13 @@ class PipelineChecker:
     def weak_axps(self, sets: list[set[int]]) -> list[bool]:
         from fxai.oracles.base import TimeLimitExceeded
 
+        if self._joint is not None:
+            test, _ = self._joint
+            return test([{k for c in s for k in self.inputs[c]} | self.unmoved for s in sets])
         out = [True] * len(sets)
         groups: dict[tuple[int, ...], list[int]] = {}
         for i, s in enumerate(sets):
             groups.setdefault(tuple(c for c in sorted(self.values) if c not in s), []).append(i)
-        n_inputs = len(self.transform([self.x])[0])
-        moved = {k for ks in self.inputs for k in ks}
         for free, idx in groups.items():
             for combo in itertools.product(*(self.values[c] for c in free)):
                 if self.deadline is not None and time.process_time() > self.deadline:
@@ -141,7 +154,7 @@ class PipelineChecker:
                     break
                 test, _ = self.checker(self.pipe.steps[-1][1], z, None, self.vote)
                 fixed = [{k for c in set(sets[i]) | set(free) for k in self.inputs[c]}
-                         | (set(range(n_inputs)) - moved) for i in todo]
+                         | self.unmoved for i in todo]
                 for i, ok in zip(todo, test(fixed), strict=True):
                     out[i] = out[i] and ok
         return out

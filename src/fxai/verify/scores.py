@@ -73,16 +73,30 @@ class Tree(NamedTuple):
     cats: dict[int, frozenset[int]] | None = None
 
 
+class Group(NamedTuple):
+    """Features that take their values jointly: one of the rows of ``values`` (a column per
+    feature of ``inputs``), each row with its binary ``vars``."""
+
+    inputs: tuple[int, ...]
+    values: np.ndarray
+    vars: tuple[int, ...]
+
+
 class ScoreChecker:
     """MILP checks for one multi-class XGBoost model, random forest (``vote``: "soft" or
     "hard"), HistGradientBoosting or LightGBM model at instance ``x`` (raw values: a
     HistGradientBoosting category as its encoder knows it); ``domains[f]``: feature f's
     values, or None; ``missing``: every feature of a HistGradientBoosting or LightGBM model
-    also takes NaN. ``samples`` seeded random completions are scored first (0: MILP only)."""
+    also takes NaN; ``groups``: (features, rows of their joint values) for features that
+    take one of those rows, x's among them (a pipeline's one-hot columns). ``samples``
+    seeded random completions are scored first (0: MILP only)."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
-                 vote: str | None = None, samples: int = 64, missing: bool = False):
+                 vote: str | None = None, samples: int = 64, missing: bool = False,
+                 groups: Sequence[tuple[Sequence[int], Sequence]] | None = None):
         self.model, self.vote, self.samples = model, vote or "soft", samples
+        self._joint = [(tuple(int(k) for k in inputs), np.asarray(rows, dtype=np.float64))
+                       for inputs, rows in groups or ()]
         if self.vote not in ("soft", "hard"):
             raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
         if type(model).__name__ == "LGBMClassifier":
@@ -181,9 +195,10 @@ class ScoreChecker:
     # ---- encoding ------------------------------------------------------------------
     def _features(self, trees: list[Tree]) -> int:
         """Per used numeric feature its sorted cuts (``cuts``), the indices of its binaries
-        ``z[f, j]`` (x_f left of cut j), with a domain of one binary per value (``w[f]``:
-        (value, index)) and with NaN of one for NaN (``m[f]``); per used categorical
-        feature one binary per code (``codes[f]``: (code, index)); returns their number."""
+        ``z[f, j]`` (x_f left of cut j) and with NaN of one for NaN (``m[f]``); per group
+        (``groups``, a feature with a domain is one of its own) one binary per row; per
+        used categorical feature one binary per code (``codes[f]``: (code, index));
+        returns their number."""
         cuts: dict[int, set[float]] = {}
         used: set[int] = set()
         for tree in trees:
@@ -200,22 +215,29 @@ class ScoreChecker:
         self.cuts = {f: np.array(sorted(ts)) for f, ts in sorted(cuts.items())}
         nv = 0
         self.z: dict[tuple[int, int], int] = {}
-        self.w: dict[int, list[tuple[float, int]]] = {}
         self.m: dict[int, int] = {}
         self.codes: dict[int, list[tuple[int, int]]] = {}
         for f, T in self.cuts.items():
             for j in range(len(T)):
                 self.z[f, j] = nv
                 nv += 1
-            if self.domains[f] is not None:
-                values = {float(v) for v in self.domains[f]} | {float(self.x[f])}
-                self.w[f] = []
-                for d in sorted(v for v in values if not math.isnan(v)):
-                    self.w[f].append((d, nv))
-                    nv += 1
             if self.missing:
                 self.m[f] = nv
                 nv += 1
+        joint = list(self._joint)
+        grouped = {k for inputs, _ in joint for k in inputs}
+        for f in self.cuts:
+            if self.domains[f] is not None and f not in grouped:
+                values = sorted({float(v) for v in self.domains[f]})
+                values = [v for v in values if not math.isnan(v)]
+                joint.append(((f,), np.array(values, dtype=np.float64).reshape(-1, 1)))
+        self.groups: list[Group] = []
+        for inputs, rows in joint:
+            if not any(k in self.cuts for k in inputs):
+                continue  # the trees do not read them
+            self.groups.append(Group(inputs, rows, tuple(range(nv, nv + len(rows)))))
+            nv += len(rows)
+        self.group_of = {k: g for g in self.groups for k in g.inputs}
         for f in sorted(used & set(self.categories)):
             allowed = range(len(self.categories[f]) + 1)
             if self.domains[f] is not None:
@@ -259,14 +281,16 @@ class ScoreChecker:
         for f, T in self.cuts.items():
             rows += [({self.z[f, j]: 1.0, self.z[f, j + 1]: -1.0}, -np.inf, 0.0)
                      for j in range(len(T) - 1)]
-            m = {self.m[f]: 1.0} if f in self.m else {}
-            if f in self.w:
-                rows.append(({**{v: 1.0 for _, v in self.w[f]}, **m}, 1.0, 1.0))
-                for j, t in enumerate(T):
-                    left = {v: -1.0 for d, v in self.w[f] if self._left(d, t)}
-                    rows.append(({self.z[f, j]: 1.0, **left}, 0.0, 0.0))
-            elif m and len(T):  # NaN is right of every cut
-                rows.append(({self.z[f, len(T) - 1]: 1.0, **m}, -np.inf, 1.0))
+            if f in self.m and f not in self.group_of and len(T):  # NaN: right of every cut
+                rows.append(({self.z[f, len(T) - 1]: 1.0, self.m[f]: 1.0}, -np.inf, 1.0))
+        for g in self.groups:  # one row (or NaN); each cut's side is the row's
+            nan = {self.m[k]: 1.0 for k in g.inputs if k in self.m}
+            rows.append(({**dict.fromkeys(g.vars, 1.0), **nan}, 1.0, 1.0))
+            for pos, k in enumerate(g.inputs):
+                for j, t in enumerate(self.cuts.get(k, ())):
+                    left = {v: -1.0 for v, d in zip(g.vars, g.values[:, pos], strict=True)
+                            if self._left(d, t)}
+                    rows.append(({self.z[k, j]: 1.0, **left}, 0.0, 0.0))
         for codes in self.codes.values():
             rows.append(({v: 1.0 for _, v in codes}, 1.0, 1.0))
         n_int = nv
@@ -326,13 +350,18 @@ class ScoreChecker:
         for f, codes in self.codes.items():
             if f not in fixed:
                 p[f] = self._category(f, max(codes, key=lambda cv: sol[cv[1]])[0])
+        for g in self.groups:
+            if not fixed.isdisjoint(g.inputs):
+                continue
+            if any(sol[self.m[k]] > 0.5 for k in g.inputs if k in self.m):
+                p[list(g.inputs)] = math.nan
+            else:
+                p[list(g.inputs)] = g.values[int(np.argmax(sol[list(g.vars)]))]
         for f, T in self.cuts.items():
-            if f in fixed:
+            if f in fixed or f in self.group_of:
                 continue
             if f in self.m and sol[self.m[f]] > 0.5:
                 p[f] = math.nan
-            elif f in self.w:
-                p[f] = max(self.w[f], key=lambda dv: sol[dv[1]])[0]
             else:
                 z = np.array([sol[self.z[f, j]] > 0.5 for j in range(len(T))])
                 p[f] = self._inside(T, int(np.argmax(z)) if z.any() else len(T))
@@ -393,7 +422,7 @@ class ScoreChecker:
 
     def _pinned(self, fixed: set[int]) -> dict[int, bool]:
         """The binaries that the features in ``fixed`` set: index -> value (x's side of
-        each cut; x's own domain value, category or NaN)."""
+        each cut; x's own row of a group, category or NaN)."""
         out = {}
         for f in fixed & set(self.codes):
             for code, var in self.codes[f]:
@@ -402,11 +431,14 @@ class ScoreChecker:
             nan = math.isnan(self.x[f])
             for j, t in enumerate(self.cuts[f]):
                 out[self.z[f, j]] = not nan and self._left(self.x[f], t)
-            for d, var in self.w.get(f, []):
-                out[var] = not nan and (d == self.x[f] if self.test == "le64" else
-                                        bool(np.float32(d) == np.float32(self.x[f])))
             if f in self.m:
                 out[self.m[f]] = nan
+        for g in self.groups:
+            if fixed.issuperset(g.inputs):
+                row = self.x[list(g.inputs)]
+                same = (g.values == row if self.test == "le64" else
+                        g.values.astype(np.float32) == row.astype(np.float32)).all(axis=1)
+                out.update(zip(g.vars, same.tolist(), strict=True))
         return out
 
     def _sampled(self, fixed: set[int]) -> np.ndarray | None:
@@ -418,11 +450,15 @@ class ScoreChecker:
         rng = np.random.default_rng(0)
         pts = np.tile(self.raw, (self.samples, 1))
         for f, T in self.cuts.items():
-            if f not in fixed:
-                values = ([d for d, _ in self.w[f]] if f in self.w else
-                          [self._inside(T, j) for j in range(len(T) + 1)])
+            if f not in fixed and f not in self.group_of:
+                values = [self._inside(T, j) for j in range(len(T) + 1)]
                 values += [math.nan] * (f in self.m)
                 pts[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
+        for g in self.groups:
+            if fixed.isdisjoint(g.inputs):
+                nan = any(k in self.m for k in g.inputs)
+                rows = np.vstack([g.values, np.full((int(nan), len(g.inputs)), math.nan)])
+                pts[:, list(g.inputs)] = rows[rng.integers(0, len(rows), self.samples)]
         for f, codes in self.codes.items():
             if f not in fixed:
                 values = [self._category(f, code) for code, _ in codes]

@@ -49,12 +49,15 @@ class _Formula:
         for f, T in chk.cuts.items():
             z = [chk.z[f, j] + 1 for j in range(len(T))]
             clauses += [[-a, b] for a, b in pairwise(z)]  # left of cut j: of cut j + 1
-            if f in chk.w:
-                w = [v + 1 for _, v in chk.w[f]]
-                clauses += CardEnc.equals(w, 1, vpool=pool, encoding=EncType.pairwise).clauses
-                for j, t in enumerate(T):
-                    left = [v + 1 for d, v in chk.w[f] if chk._left(d, t)]
-                    clauses += [[-z[j], *left], *([-v, z[j]] for v in left)]
+        for g in chk.groups:  # one row; each cut's side is the row's
+            w = [v + 1 for v in g.vars]
+            clauses += CardEnc.equals(w, 1, vpool=pool, encoding=EncType.pairwise).clauses
+            for pos, k in enumerate(g.inputs):
+                for j, t in enumerate(chk.cuts.get(k, ())):
+                    zj = chk.z[k, j] + 1
+                    left = [v for v, d in zip(w, g.values[:, pos], strict=True)
+                            if chk._left(d, t)]
+                    clauses += [[-zj, *left], *([-v, zj] for v in left)]
         self.classes: list[set[int]] = []
         for t, (feat, thr, left, right, value, *_) in enumerate(trees):
             seen: set[int] = set()
@@ -107,19 +110,21 @@ def pure_leaves(model) -> bool:
 class VoteChecker(ScoreChecker):
     """SAT checks of a forest's vote at ``x`` (see the module): ``vote="hard"``, or "soft"
     for a forest whose every leaf is pure (:func:`pure_leaves`; points are then confirmed
-    by ``model.predict``); ``domains`` and ``samples`` as for :class:`ScoreChecker`."""
+    by ``model.predict``); ``domains``, ``samples`` and ``groups`` as for
+    :class:`ScoreChecker`."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
-                 vote: str = "hard", samples: int = 0):
+                 vote: str = "hard", samples: int = 0, groups=None):
         if vote == "soft" and not pure_leaves(model):
             raise ValueError("a soft vote is a vote count only when every leaf is pure")
-        super().__init__(model, x, domains, vote, samples)
+        super().__init__(model, x, domains, vote, samples, groups=groups)
 
     def _encode(self, trees) -> None:
         self._n_bin = self._features(trees)  # binary index i is SAT variable i + 1
         # the trees themselves (not their ids, which a refit's new trees may reuse)
         fitted = tuple(e.tree_ for e in self.model.estimators_)
-        domains = tuple(None if d is None else tuple(map(float, d)) for d in self.domains)
+        domains = (tuple(None if d is None else tuple(map(float, d)) for d in self.domains),
+                   tuple((g.inputs, g.values.tobytes()) for g in self.groups))
         kept = _FORMULAS.get(self.model)
         if kept is None or kept[0] != fitted:  # first use, or a refitted model
             kept = _FORMULAS[self.model] = (fitted, {})
