@@ -99,7 +99,7 @@ def _scores(model, x, domains, vote, groups=None):
         chk = VoteChecker(model, x, domains, vote or "soft", groups=groups)
         return chk.weak_axps, list(range(chk.n_features))
     chk = ScoreChecker(model, x, domains, vote, groups=groups)
-    return _each(chk.entails), list(range(chk.n_features))
+    return chk.weak_axps, list(range(chk.n_features))
 
 
 def joint_weak_axp_fn(model, x, groups, vote: str | None = None):
@@ -119,12 +119,12 @@ register("XGBoost multi:softmax / multi:softprob, scikit-learn RandomForestClass
          "ExtraTreesClassifier", _is_score_model, _scores)
 
 
-def _pipeline(model, x, domains, vote, deadline=None):
+def _pipeline(model, x, domains, vote, limit=None):
     from fxai.verify.pipeline import PipelineChecker
 
     if domains is not None:
         raise TypeError("a Pipeline's checker takes no domains (its encoders give them)")
-    chk = PipelineChecker(model, x, weak_axp_fn, vote, deadline, joint_weak_axp_fn)
+    chk = PipelineChecker(model, x, weak_axp_fn, vote, limit, joint_weak_axp_fn)
     return chk.weak_axps, list(range(chk.n))
 
 
@@ -138,7 +138,7 @@ def _grid(model, x, domains, vote, missing: bool = False):
 
     if scores.reads(model):  # one MILP per rival class
         milp = scores.ScoreChecker(model, x, domains, missing=missing)
-        return _each(milp.entails), list(range(milp.n_features))
+        return milp.weak_axps, list(range(milp.n_features))
     chk = GridChecker(model, x, missing, domains)
     return chk.weak_axps, list(range(chk.n))
 
@@ -201,7 +201,7 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
         row = read_row(x, schema.names, alias=schema.alias)
         if conv.kind == "pipeline":  # checked column by column
             weak_axps, features = _pipeline(model, row, None, vote,
-                                            None if time_limit is None else t0 + time_limit)
+                                            None if time_limit is None else (t0, time_limit))
         else:  # NaN may be a value
             weak_axps, features = _grid(model, row, schema.values, vote, missing)
         return _check(weak_axps, features, axps, cxps, t0, batch, time_limit)

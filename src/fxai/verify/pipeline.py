@@ -63,10 +63,11 @@ class PipelineChecker:
     """Weak AXps of ``pipe`` at the raw row ``x`` (a Series, dict or row in column order)."""
 
     def __init__(self, pipe, x, checker, vote: str | None = None,
-                 deadline: float | None = None, joint=None):
+                 limit: tuple[float, float] | None = None, joint=None):
         """``checker``: :func:`fxai.verify.weak_axp_fn` (the last step's checker);
-        ``joint``: :func:`fxai.verify.joint_weak_axp_fn` (its checker with groups)."""
-        self.pipe, self.checker, self.vote, self.deadline = pipe, checker, vote, deadline
+        ``joint``: :func:`fxai.verify.joint_weak_axp_fn` (its checker with groups);
+        ``limit``: (start, CPU seconds) of the enumeration of combinations."""
+        self.pipe, self.checker, self.vote, self.limit = pipe, checker, vote, limit
         self.names = [str(n) for n in getattr(pipe, "feature_names_in_",
                                               range(int(pipe.n_features_in_)))]
         if type(x).__name__ == "DataFrame":
@@ -137,10 +138,10 @@ class PipelineChecker:
             groups.setdefault(tuple(c for c in sorted(self.values) if c not in s), []).append(i)
         for free, idx in groups.items():
             for combo in itertools.product(*(self.values[c] for c in free)):
-                if self.deadline is not None and time.process_time() > self.deadline:
+                if self.limit is not None and time.process_time() > sum(self.limit):
                     raise TimeLimitExceeded("check_all: time limit reached while checking a "
                                             "pipeline's combinations of categories",
-                                            None, None)
+                                            self.limit[1], None)
                 todo = [i for i in idx if out[i]]
                 if not todo:
                     break

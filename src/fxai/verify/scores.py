@@ -394,14 +394,42 @@ class ScoreChecker:
     # ---- queries -------------------------------------------------------------------
     def counterexample(self, fixed: Iterable[int]) -> np.ndarray | None:
         """A point (raw values) agreeing with x on ``fixed`` of another class, or None."""
-        fixed = set(fixed)
+        return self.counterexamples([fixed])[0]
+
+    def entails(self, fixed: Iterable[int]) -> bool:
+        return self.counterexample(fixed) is None
+
+    def weak_axps(self, sets: Sequence[Iterable[int]]) -> list[bool]:
+        """Whether fixing each set keeps the prediction."""
+        return [p is None for p in self.counterexamples(sets)]
+
+    def counterexamples(self, sets: Sequence[Iterable[int]]) -> list[np.ndarray | None]:
+        """Per set a counterexample or None: the seeded samples of every set scored in one
+        library call, then the MILPs of the sets left; the points of optima that clearly
+        beat the prediction are confirmed in one more call (the checker raises if the
+        library keeps the prediction at one: the encoding would disagree with the model)."""
+        sets = [set(s) for s in sets]
+        found = self._sampled(sets)
+        claimed = []
+        for i, fixed in enumerate(sets):
+            if found[i] is None:
+                found[i], sure = self._solve(fixed)
+                if sure:
+                    claimed.append(i)
+        if claimed and (self.classes_of(np.stack([found[i] for i in claimed])) == self.c).any():
+            raise RuntimeError("the MILP optimum beats the prediction but the library keeps "
+                               "it: the encoding disagrees with the model")
+        return found
+
+    def _solve(self, fixed: set[int]) -> tuple[np.ndarray | None, bool]:
+        """(a counterexample or None, whether it is an optimum that clearly beats the
+        prediction, still to be confirmed): one MILP per rival class; a near-tie optimum is
+        scored by the library at once (read as no counterexample if it keeps the class)."""
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
         for var, value in self._pinned(fixed).items():
             lo[var] = hi[var] = float(value)
-        hit = self._sampled(fixed)
-        if hit is not None:
-            return hit
         cons = LinearConstraint(self._A, self._lb, self._ub)
+        tol = _TOL * max(1.0, float(np.abs(self._leaf_scores).sum()))
         for j in range(self.k):
             if j == self.c:
                 continue
@@ -411,14 +439,14 @@ class ScoreChecker:
                        bounds=Bounds(lo, hi), options={"mip_rel_gap": 0.0})
             if res.x is None:
                 raise RuntimeError(f"HiGHS found no solution ({res.message})")
-            p = self._rebuild(res.x, fixed)
-            if self.classes_of(p[None])[0] != self.c:
-                return p
             margin = res.fun + self._base[self.c] - self._base[j]  # score_c - score_j
-            if margin < -_TOL * max(1.0, float(np.abs(self._leaf_scores).sum())):
-                raise RuntimeError("the MILP optimum beats the prediction but the library "
-                                   "keeps it: the encoding disagrees with the model")
-        return None
+            if margin < -tol:
+                return self._rebuild(res.x, fixed), True
+            if margin <= tol:
+                p = self._rebuild(res.x, fixed)
+                if self.classes_of(p[None])[0] != self.c:
+                    return p, False
+        return None, False
 
     def _pinned(self, fixed: set[int]) -> dict[int, bool]:
         """The binaries that the features in ``fixed`` set: index -> value (x's side of
@@ -441,33 +469,36 @@ class ScoreChecker:
                 out.update(zip(g.vars, same.tolist(), strict=True))
         return out
 
-    def _sampled(self, fixed: set[int]) -> np.ndarray | None:
-        """A counterexample among ``samples`` seeded random completions (free features on
-        random sides of their cuts, or random domain values, categories or NaN), scored in
-        one library call."""
-        if self.samples == 0:
-            return None
+    def _sampled(self, sets: list[set[int]]) -> list[np.ndarray | None]:
+        """Per set a counterexample among ``samples`` seeded random completions (free
+        features on random sides of their cuts, or random rows of their group, categories
+        or NaN), or None; all scored in one library call."""
+        if self.samples == 0 or not sets:
+            return [None] * len(sets)
         rng = np.random.default_rng(0)
-        pts = np.tile(self.raw, (self.samples, 1))
+        free = np.tile(self.raw.astype(object if self.categories else np.float64),
+                       (self.samples, 1))
         for f, T in self.cuts.items():
-            if f not in fixed and f not in self.group_of:
+            if f not in self.group_of:
                 values = [self._inside(T, j) for j in range(len(T) + 1)]
                 values += [math.nan] * (f in self.m)
-                pts[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
+                free[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
         for g in self.groups:
-            if fixed.isdisjoint(g.inputs):
-                nan = any(k in self.m for k in g.inputs)
-                rows = np.vstack([g.values, np.full((int(nan), len(g.inputs)), math.nan)])
-                pts[:, list(g.inputs)] = rows[rng.integers(0, len(rows), self.samples)]
+            nan = any(k in self.m for k in g.inputs)
+            rows = np.vstack([g.values, np.full((int(nan), len(g.inputs)), math.nan)])
+            free[:, list(g.inputs)] = rows[rng.integers(0, len(rows), self.samples)]
         for f, codes in self.codes.items():
-            if f not in fixed:
-                values = [self._category(f, code) for code, _ in codes]
-                pts[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
-        bad = np.flatnonzero(self.classes_of(pts) != self.c)
-        return pts[bad[0]] if bad.size else None
-
-    def entails(self, fixed: Iterable[int]) -> bool:
-        return self.counterexample(fixed) is None
+            values = [self._category(f, code) for code, _ in codes]
+            free[:, f] = [values[i] for i in rng.integers(0, len(values), self.samples)]
+        pts = np.tile(free, (len(sets), 1))
+        for i, fixed in enumerate(sets):
+            keep = set(fixed) | {k for g in self.groups if not fixed.isdisjoint(g.inputs)
+                                 for k in g.inputs}  # a group moves as a whole
+            cols = sorted(keep)
+            pts[i * self.samples:(i + 1) * self.samples, cols] = self.raw[cols]
+        bad = (self.classes_of(pts) != self.c).reshape(len(sets), self.samples)
+        return [pts[i * self.samples + int(np.argmax(b))] if b.any() else None
+                for i, b in enumerate(bad)]
 
 
 def _number(v) -> float:

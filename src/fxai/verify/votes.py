@@ -144,18 +144,18 @@ class VoteChecker(ScoreChecker):
     def counterexamples(self, sets: Sequence[Iterable[int]]) -> list[np.ndarray | None]:
         """Per set a counterexample or None; the points are confirmed by the trees' votes in
         one call."""
-        found = []
-        for fixed in map(set, sets):
-            found.append(self._sampled(fixed))
-            if found[-1] is None:
-                found[-1] = self._solve(fixed)
+        sets = [set(s) for s in sets]
+        found = self._sampled(sets)
+        for i, fixed in enumerate(sets):
+            if found[i] is None:
+                found[i] = self._sat(fixed)
         points = [p for p in found if p is not None]
         if points and (self.classes_of(np.stack(points)) == self.c).any():
             raise RuntimeError("a SAT model beats the prediction but the trees' votes keep "
                                "it: the encoding disagrees with the model")
         return found
 
-    def _solve(self, fixed: set[int]) -> np.ndarray | None:
+    def _sat(self, fixed: set[int]) -> np.ndarray | None:
         pinned = [var + 1 if value else -(var + 1) for var, value in self._pinned(fixed).items()]
         solver = self._formula.solver
         for sel in self._selectors:
