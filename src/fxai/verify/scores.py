@@ -119,6 +119,9 @@ class ScoreChecker:
         self.c = int(self.classes_of(self.raw[None])[0])
         self.k = k
         self._encode(trees)
+        self._kept: list[frozenset[int]] = []  # sets that keep the class
+        self._points: list[np.ndarray] = []  # counterexamples, and where they agree with x
+        self._agree = np.zeros((0, self.n_features), dtype=bool)
 
     def _code(self, f: int, v) -> int:
         """The code of raw value ``v`` of categorical feature f: its category's position,
@@ -407,19 +410,45 @@ class ScoreChecker:
         """Per set a counterexample or None: the seeded samples of every set scored in one
         library call, then the MILPs of the sets left; the points of optima that clearly
         beat the prediction are confirmed in one more call (the checker raises if the
-        library keeps the prediction at one: the encoding would disagree with the model)."""
+        library keeps the prediction at one: the encoding would disagree with the model).
+        Entailment is monotone, so a set is decided without a MILP when it contains a set
+        that keeps the class, or when a counterexample found before agrees with x on it."""
         sets = [set(s) for s in sets]
         found = self._sampled(sets)
         claimed = []
         for i, fixed in enumerate(sets):
+            if found[i] is not None:  # a sample
+                self._seen(found[i])
+                continue
+            found[i] = self._pooled(fixed)
+            if found[i] is not None or self._known(fixed):
+                continue
+            found[i], sure = self._solve(fixed)
             if found[i] is None:
-                found[i], sure = self._solve(fixed)
-                if sure:
-                    claimed.append(i)
+                self._kept.append(frozenset(fixed))
+            else:
+                self._seen(found[i])
+                claimed += [i] * sure
         if claimed and (self.classes_of(np.stack([found[i] for i in claimed])) == self.c).any():
             raise RuntimeError("the MILP optimum beats the prediction but the library keeps "
                                "it: the encoding disagrees with the model")
         return found
+
+    def _known(self, fixed: set[int]) -> bool:
+        """Is fixing ``fixed`` known to keep the class (it contains a set that does)?"""
+        return any(k <= fixed for k in self._kept)
+
+    def _seen(self, point: np.ndarray) -> None:
+        """Keep a counterexample: it is one for every set on which it agrees with x."""
+        same = [_same(p, r) or (_missing(p) and _missing(r))
+                for p, r in zip(point, self.raw, strict=True)]
+        self._points.append(point)
+        self._agree = np.vstack([self._agree, same])
+
+    def _pooled(self, fixed: set[int]) -> np.ndarray | None:
+        """A counterexample kept so far that agrees with x on ``fixed``, or None."""
+        hit = np.flatnonzero(self._agree[:, sorted(fixed)].all(axis=1))
+        return self._points[hit[0]] if hit.size else None
 
     def _solve(self, fixed: set[int]) -> tuple[np.ndarray | None, bool]:
         """(a counterexample or None, whether it is an optimum that clearly beats the
@@ -503,6 +532,10 @@ class ScoreChecker:
 
 def _number(v) -> float:
     return math.nan if v is None else float(v)
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float | np.floating) and math.isnan(v))
 
 
 def _same(v, w) -> bool:
