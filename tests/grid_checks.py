@@ -55,7 +55,8 @@ def check_on_grid(model, X, grid, missing: bool, target: str, rows: int = 10) ->
             [True] * len(m.axps), [True] * len(m.cxps))
         if scores.reads(model):  # the MILP checker decides as brute force
             sets = [set(s) for r in range(n + 1) for s in itertools.combinations(range(n), r)]
-            for samples in (0, 64):
-                milp = scores.ScoreChecker(model, x, missing=missing, samples=samples)
+            for samples, leaves in ((0, False), (0, True), (64, True)):
+                milp = scores.ScoreChecker(model, x, missing=missing, samples=samples,
+                                           leaves=leaves)
                 assert [milp.entails(s) for s in sets] == GridChecker(
                     model, x, missing).weak_axps(sets)

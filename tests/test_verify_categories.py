@@ -33,8 +33,9 @@ def _agree(model, x, missing: bool, domains=None) -> None:
     sets = [set(s) for r in range(n + 1) for s in itertools.combinations(range(n), r)]
     want = GridChecker(model, x, missing, domains).weak_axps(sets)
     assert reads(model)
-    for samples in (0, 64):
-        milp = ScoreChecker(model, x, domains, missing=missing, samples=samples)
+    for samples, leaves in ((0, False), (0, True), (64, True)):
+        milp = ScoreChecker(model, x, domains, missing=missing, samples=samples,
+                            leaves=leaves)
         assert [milp.entails(s) for s in sets] == want
 
 
@@ -116,3 +117,31 @@ def test_a_mixed_table_beyond_brute_force_is_decided():
         assert all(ok_a) and all(ok_c)
         wrong = [a[1:] for a in r.axps if len(a) > 1]  # not sufficient
         assert not any(verify.check_all(model, row, wrong, [], missing=True)[0])
+
+
+def _routes(chk) -> None:
+    """Every piece of the leaf search goes where the checker's reading sends its value."""
+    from fxai.verify.score_leaves import LeafSearch
+
+    search = LeafSearch(chk)
+    for tree in chk._trees:
+        for node in np.flatnonzero(tree.left >= 0):
+            f = int(tree.feat[node])
+            if f in chk.codes:
+                reps = [float(code) for code, _ in chk.codes[f]]
+            else:
+                T = chk.cuts[f]
+                reps = [chk._inside(T, k) for k in range(len(T) + 1)] + [np.nan] * (f in chk.m)
+            mask = search._left(tree, int(node), len(reps))
+            for k, v in enumerate(reps):
+                x = chk.x.copy()
+                x[f] = v
+                assert mask[k] == chk._goes_left(tree, int(node), x), (f, k, v)
+
+
+def test_the_leaf_search_routes_every_piece_as_the_checker_reads_the_model():
+    for seed in range(3):
+        model, X = _lightgbm(seed, 2)
+        _routes(ScoreChecker(model, X[0], missing=True))
+        model, X, _ = _categorical(seed, 3, True, True)
+        _routes(ScoreChecker(model, X[0], missing=True))

@@ -23,12 +23,15 @@ from fxai.verify.votes import VoteChecker
 @given(seed=st.integers(0, 10**6))
 def test_checker_entailment_matches_brute_force(kind, seed):
     model, predict, vote, x, domains = random_model(seed, kind, n_max=4)
-    chk = ScoreChecker(model, x, domains, vote, samples=seed % 2 * 64)  # MILP alone, or not
     bf = BruteForceOracle(predict, domains, x)
     n = len(domains)
-    for k in range(n + 1):
-        for fixed in itertools.combinations(range(n), k):
-            assert chk.entails(fixed) == bf.entails(fixed), fixed
+    sets = [set(s) for k in range(n + 1) for s in itertools.combinations(range(n), k)]
+    want = [bf.entails(s) for s in sets]
+    for samples, leaves in ((0, False), (0, True), (64, True)):  # MILP alone, or not
+        chk = ScoreChecker(model, x, domains, vote, samples=samples, leaves=leaves)
+        assert [chk.entails(s) for s in sets] == want
+        assert ScoreChecker(model, x, domains, vote, samples=samples,
+                            leaves=leaves).weak_axps(sets) == want  # in one batch
     free = ScoreChecker(model, x, None, vote)  # real line: as the oracle without domains
     o = oracles.for_model(model, x, **({"vote": vote} if vote else {}))
     for fixed in itertools.combinations(range(n), n // 2):

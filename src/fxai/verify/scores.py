@@ -89,12 +89,15 @@ class ScoreChecker:
     values, or None; ``missing``: every feature of a HistGradientBoosting or LightGBM model
     also takes NaN; ``groups``: (features, rows of their joint values) for features that
     take one of those rows, x's among them (a pipeline's one-hot columns). ``samples``
-    seeded random completions are scored first (0: MILP only)."""
+    seeded random completions are scored first (0: none), then the leaf search
+    (:mod:`fxai.verify.score_leaves`; ``leaves=False``: none) before the MILPs."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
                  vote: str | None = None, samples: int = 64, missing: bool = False,
-                 groups: Sequence[tuple[Sequence[int], Sequence]] | None = None):
+                 groups: Sequence[tuple[Sequence[int], Sequence]] | None = None,
+                 leaves: bool = True):
         self.model, self.vote, self.samples = model, vote or "soft", samples
+        self._leaves = None if leaves else False  # the leaf search, built on first use
         self._joint = [(tuple(int(k) for k in inputs), np.asarray(rows, dtype=np.float64))
                        for inputs, rows in groups or ()]
         if self.vote not in ("soft", "hard"):
@@ -323,6 +326,7 @@ class ScoreChecker:
         self._nv, self._n_int = nv, n_int
         self._leaf_scores = np.array(leaf_scores, dtype=np.float64).reshape(-1, self.k)
         self._integrality = np.r_[np.ones(n_int), np.zeros(nv - n_int)]
+        self._tol = _TOL * max(1.0, float(np.abs(self._leaf_scores).sum()))
         self._base = self._scores(self.raw[None])[0] - sum(
             tree.value[self._leaf(tree, self.x)] for tree in trees)
 
@@ -415,11 +419,17 @@ class ScoreChecker:
         that keeps the class, or when a counterexample found before agrees with x on it."""
         sets = [set(s) for s in sets]
         found = self._sampled(sets)
-        claimed = []
+        todo = []
         for i, fixed in enumerate(sets):
             if found[i] is not None:  # a sample
                 self._seen(found[i])
                 continue
+            found[i] = self._pooled(fixed)
+            if found[i] is None and not self._known(fixed):
+                todo.append(i)
+        claimed = []
+        for i in self._searched(sets, todo, found):
+            fixed = sets[i]
             found[i] = self._pooled(fixed)
             if found[i] is not None or self._known(fixed):
                 continue
@@ -433,6 +443,36 @@ class ScoreChecker:
             raise RuntimeError("the MILP optimum beats the prediction but the library keeps "
                                "it: the encoding disagrees with the model")
         return found
+
+    def _searched(self, sets: list[set[int]], todo: list[int], found: list) -> list[int]:
+        """The leaf search on the sets ``todo``, rival by rival: a set kept against every
+        rival keeps the class, a candidate the library confirms is a counterexample (in
+        ``found``); returns the sets left to the MILP."""
+        if self._leaves is None:
+            from fxai.verify.score_leaves import LeafSearch
+
+            try:
+                self._leaves = LeafSearch(self)
+            except ValueError:  # groups of several features
+                self._leaves = False
+        if not self._leaves or not todo:
+            return todo
+        left, milp = list(todo), []
+        for j in (j for j in range(self.k) if j != self.c):
+            if not left:
+                break
+            status, points = self._leaves.decide([sets[i] for i in left], j, self._tol)
+            cand = np.flatnonzero(status == 0)
+            if cand.size:
+                kept = self.classes_of(np.stack([points[q] for q in cand])) == self.c
+                status[cand[kept]] = -1  # not confirmed: the MILP decides
+                for q in cand[~kept]:
+                    found[left[q]] = points[q]
+                    self._seen(points[q])
+            milp += [i for i, st in zip(left, status, strict=True) if st == -1]
+            left = [i for i, st in zip(left, status, strict=True) if st == 1]
+        self._kept += [frozenset(sets[i]) for i in left]
+        return milp
 
     def _known(self, fixed: set[int]) -> bool:
         """Is fixing ``fixed`` known to keep the class (it contains a set that does)?"""
@@ -458,7 +498,7 @@ class ScoreChecker:
         for var, value in self._pinned(fixed).items():
             lo[var] = hi[var] = float(value)
         cons = LinearConstraint(self._A, self._lb, self._ub)
-        tol = _TOL * max(1.0, float(np.abs(self._leaf_scores).sum()))
+        tol = self._tol
         for j in range(self.k):
             if j == self.c:
                 continue

@@ -1,0 +1,269 @@
+"""A compiled leaf search deciding most of :class:`~fxai.verify.scores.ScoreChecker`'s
+questions before its MILPs: "does fixing S to x keep class c against rival j?" for many sets
+S in one call per rival.
+
+It searches the checker's own reading of the model (no code of the oracle): each used
+feature is cut into pieces, a numeric feature's intervals between its cuts (and NaN when it
+is a value), a categorical feature's codes, and a set of pieces is a bitmask. Every leaf's
+path is a mask per feature; a box is a mask per feature (a fixed feature: x's piece; a free
+one: every piece its domain reaches). The search picks one leaf per tree whose objective
+``score_c - score_j`` is not 0, tree after tree, each leaf compatible with the box left by
+those picked before (the box shrinks to their common part), trying a tree's leaves from the
+lowest objective up, and abandons a partial pick when its value plus, for every tree still
+to pick, the lowest leaf reachable in the current box, is above ``tol``. A full pick whose
+objective (with the intercepts) is below ``-tol`` is a candidate counterexample, a point of
+its box that the checker confirms with the library's own predict; none: c is kept against
+j. A pick within ``tol`` of a tie, a candidate the library does not confirm, or more than
+``max_nodes`` picks leave the question to the MILP.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from fxai.verify.scores import _category_ends
+
+
+class LeafSearch:
+    """The leaf search over one :class:`~fxai.verify.scores.ScoreChecker`'s reading (not
+    for groups of several features)."""
+
+    def __init__(self, chk, max_nodes: int = 200_000):
+        if any(len(g.inputs) > 1 for g in chk.groups):
+            raise ValueError("groups of several features: left to the MILP")
+        self.chk, self.max_nodes = chk, max_nodes
+        self.cols = sorted(set(chk.cuts) | set(chk.codes))
+        self.col = {f: i for i, f in enumerate(self.cols)}
+        sizes = [len(chk.codes[f]) if f in chk.codes else
+                 len(chk.cuts[f]) + 1 + (f in chk.m) for f in self.cols]
+        self.words = max(1, -(-max(sizes, default=1) // 64))
+        m = len(self.cols)
+        self.free = np.zeros((m + 1, self.words), dtype=np.uint64)  # column m: padding
+        self.free[m] = ~np.uint64(0)
+        self.at_x = np.array([self._piece(f, chk.x[f]) for f in self.cols], dtype=np.int64)
+        for i, f in enumerate(self.cols):
+            self.free[i] = self._pack(self._reach(f, sizes[i]))
+        self._tables(sizes)
+
+    # ---- pieces ------------------------------------------------------------------
+    def _piece(self, f: int, v: float) -> int:
+        """The piece of feature f that the value v (a code for a categorical one) is in."""
+        chk = self.chk
+        if f in chk.codes:
+            return next(p for p, (code, _) in enumerate(chk.codes[f]) if code == int(v))
+        T = chk.cuts[f]
+        if math.isnan(v):
+            return len(T) + 1
+        return sum(not chk._left(v, t) for t in T)  # the cuts it is right of
+
+    def _reach(self, f: int, size: int) -> np.ndarray:
+        """The pieces a free feature f takes: all, or those of its domain's values."""
+        chk = self.chk
+        g = chk.group_of.get(f)
+        if g is None:
+            return np.ones(size, dtype=bool)
+        out = np.zeros(size, dtype=bool)
+        out[[self._piece(f, float(v)) for v in g.values[:, 0]]] = True
+        out[len(chk.cuts[f]) + 1:] = f in chk.m  # NaN
+        return out
+
+    def _pack(self, bits: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.words, dtype=np.uint64)
+        idx = np.flatnonzero(bits)
+        np.bitwise_or.at(out, idx // 64, np.left_shift(np.uint64(1), (idx % 64).astype(np.uint64)))
+        return out
+
+    def _left(self, tree, node: int, size: int) -> np.ndarray:
+        """Per piece of the node's feature, does it go left?"""
+        chk = self.chk
+        f = int(tree.feat[node])
+        nan_left = tree.nan_left is not None and bool(tree.nan_left[node])
+        if f in chk.codes:
+            known = len(chk.categories[f])
+            return np.array([code in tree.cats[node] if code < known else nan_left
+                             for code, _ in chk.codes[f]])
+        T = chk.cuts[f]
+        out = np.zeros(size, dtype=bool)
+        if tree.cats and node in tree.cats:  # pieces inside (lo, hi] of a category
+            for c in (c for c in tree.cats[node] if c >= 0):
+                lo, hi = (int(np.searchsorted(T, e)) for e in _category_ends(c))
+                out[lo + 1:hi + 1] = True
+            return out
+        t = float(tree.thr[node])
+        if math.isinf(t):
+            out[:len(T) + 1] = t > 0
+        else:
+            out[:int(np.searchsorted(T, chk._cut(t))) + 1] = True
+        out[len(T) + 1:] = nan_left
+        return out
+
+    def _tables(self, sizes: list[int]) -> None:
+        """Per reachable leaf its tree, value row and per-feature masks (padded)."""
+        chk, m = self.chk, len(self.cols)
+        leaves: list[tuple[int, np.ndarray, dict[int, np.ndarray]]] = []
+        for ti, tree in enumerate(chk._trees):
+            stack = [(0, {})]
+            while stack:
+                node, conds = stack.pop()
+                if tree.left[node] < 0:
+                    leaves.append((ti, tree.value[node], conds))
+                    continue
+                i = self.col[int(tree.feat[node])]
+                go = self._left(tree, node, sizes[i])
+                have = conds.get(i, np.ones(sizes[i], dtype=bool))
+                for child, side in ((tree.left[node], go), (tree.right[node], ~go)):
+                    if (have & side).any():
+                        stack.append((int(child), {**conds, i: have & side}))
+        depth = max((len(c) for _, _, c in leaves), default=0) or 1
+        self.tree_of = np.array([t for t, _, _ in leaves], dtype=np.int64)
+        self.value = np.array([v for _, v, _ in leaves], dtype=np.float64).reshape(-1, chk.k)
+        self.leaf_f = np.full((len(leaves), depth), m, dtype=np.int64)
+        self.leaf_mask = np.zeros((len(leaves), depth, self.words), dtype=np.uint64)
+        self.leaf_mask[:] = ~np.uint64(0)
+        for s, (_, _, conds) in enumerate(leaves):
+            for d, (i, bits) in enumerate(sorted(conds.items())):
+                self.leaf_f[s, d] = i
+                self.leaf_mask[s, d] = self._pack(bits)
+
+    # ---- questions ---------------------------------------------------------------
+    def decide(self, sets: list[set[int]], j: int, tol: float):
+        """For rival j, per set: 1 kept, 0 a candidate (its box's point in ``points``), -1
+        left to the MILP; returns (status, points)."""
+        chk, c = self.chk, self.chk.c
+        sval = self.value[:, c] - self.value[:, j]
+        trees = np.unique(self.tree_of[np.abs(sval) > 0])
+        keep = np.isin(self.tree_of, trees)
+        idx = np.flatnonzero(keep)
+        order = np.concatenate([idx[self.tree_of[idx] == t][np.argsort(
+            sval[idx[self.tree_of[idx] == t]], kind="stable")] for t in trees]) \
+            if trees.size else np.zeros(0, dtype=np.int64)
+        tree_end = np.cumsum([np.count_nonzero(self.tree_of == t) for t in trees]).astype(
+            np.int64)
+        boxes = np.tile(self.free, (len(sets), 1, 1))
+        for q, fixed in enumerate(sets):
+            for f in fixed:
+                i = self.col.get(f)
+                if i is not None:
+                    boxes[q, i] = 0
+                    boxes[q, i, self.at_x[i] // 64] = np.left_shift(
+                        np.uint64(1), np.uint64(self.at_x[i] % 64))
+        status = np.empty(len(sets), dtype=np.int8)
+        wit = np.zeros_like(boxes)
+        offset = float(chk._base[c] - chk._base[j])
+        if not trees.size:
+            status[:] = 1 if offset >= -tol else -1
+            return status, [None] * len(sets)
+        _search(boxes, self.leaf_f, self.leaf_mask, sval, order, tree_end, offset, tol,
+                self.max_nodes, status, wit)
+        return status, [self._point(wit[q], sets[q]) if status[q] == 0 else None
+                        for q in range(len(sets))]
+
+    def _point(self, box: np.ndarray, fixed: set[int]) -> np.ndarray:
+        """A point of the box: x's piece where the box has it, else its first piece."""
+        chk = self.chk
+        p = chk.raw.copy()
+        for i, f in enumerate(self.cols):
+            if f in fixed:
+                continue
+            bits = np.unpackbits(box[i].view(np.uint8), bitorder="little")
+            if bits[self.at_x[i]]:
+                continue
+            k = int(np.argmax(bits))
+            if f in chk.codes:
+                p[f] = chk._category(f, chk.codes[f][k][0])
+            elif k == len(chk.cuts[f]) + 1:
+                p[f] = math.nan
+            elif f in chk.group_of:
+                p[f] = next(float(v) for v in chk.group_of[f].values[:, 0]
+                            if self._piece(f, float(v)) == k)
+            else:
+                p[f] = chk._inside(chk.cuts[f], k)
+        return p
+
+
+@njit(cache=True)
+def _fits(leaf, box, leaf_f, leaf_mask):  # pragma: no cover - compiled
+    for d in range(leaf_f.shape[1]):
+        f = leaf_f[leaf, d]
+        hit = False
+        for w in range(box.shape[1]):
+            if box[f, w] & leaf_mask[leaf, d, w]:
+                hit = True
+                break
+        if not hit:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _narrow(leaf, box, out, leaf_f, leaf_mask):  # pragma: no cover - compiled
+    out[:] = box
+    for d in range(leaf_f.shape[1]):
+        f = leaf_f[leaf, d]
+        for w in range(box.shape[1]):
+            out[f, w] &= leaf_mask[leaf, d, w]
+
+
+@njit(cache=True)
+def _search(boxes, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_nodes, status,
+            wit):  # pragma: no cover - compiled
+    """status[q]: 1 kept, 0 a candidate (its box in wit[q]), -1 a near tie or too many
+    picks. Depth t of the search is tree t; box_s[t] is the box before picking in tree t;
+    low[t, u] a leaf of tree u (in ``order``) before which none is reachable at depth t."""
+    n_t = tree_end.size
+    box_s = np.empty((n_t + 1, boxes.shape[1], boxes.shape[2]), dtype=np.uint64)
+    acc = np.empty(n_t + 1)
+    pos = np.empty(n_t, dtype=np.int64)
+    low = np.empty((n_t + 1, n_t), dtype=np.int64)
+    for q in range(boxes.shape[0]):
+        box_s[0] = boxes[q]
+        acc[0] = offset
+        pos[0] = -1
+        for u in range(n_t):
+            low[0, u] = 0 if u == 0 else tree_end[u - 1]
+        t, nodes, result = 0, 0, 1
+        while t >= 0:
+            start = 0 if t == 0 else tree_end[t - 1]
+            p = max(start + pos[t] + 1, low[t, t])
+            leaf = -1
+            while p < tree_end[t]:
+                if _fits(order[p], box_s[t], leaf_f, leaf_mask):
+                    leaf = order[p]
+                    break
+                p += 1
+            if leaf < 0:
+                t -= 1
+                continue
+            pos[t] = p - start
+            nodes += 1
+            if nodes > max_nodes:
+                result = -1
+                break
+            _narrow(leaf, box_s[t], box_s[t + 1], leaf_f, leaf_mask)
+            a = acc[t] + sval[leaf]
+            if t == n_t - 1:
+                if a < -tol:
+                    wit[q] = box_s[t + 1]
+                    result = 0
+                    break
+                if a <= tol:
+                    result = -1  # a near tie: the MILP decides
+                    break
+                t -= 1  # the last tree's next leaves are higher still: backtrack
+                continue
+            bound = a
+            for u in range(t + 1, n_t):  # the box only shrinks: scan on from level t's first
+                r = low[t, u]
+                while not _fits(order[r], box_s[t + 1], leaf_f, leaf_mask):
+                    r += 1
+                low[t + 1, u] = r
+                bound += sval[order[r]]
+            if bound > tol:
+                continue  # no counterexample below this pick
+            acc[t + 1] = a
+            t += 1
+            pos[t] = -1
+        status[q] = result
