@@ -71,10 +71,10 @@ class LeafSearch:
         return out
 
     def _pack(self, bits: np.ndarray) -> np.ndarray:
-        out = np.zeros(self.words, dtype=np.uint64)
-        idx = np.flatnonzero(bits)
-        np.bitwise_or.at(out, idx // 64, np.left_shift(np.uint64(1), (idx % 64).astype(np.uint64)))
-        return out
+        """Bits as words: bit i of the mask is bit i % 64 of word i // 64."""
+        out = np.zeros(self.words * 64, dtype=bool)
+        out[:len(bits)] = bits
+        return np.packbits(out, bitorder="little").view("<u8").astype(np.uint64)
 
     def _left(self, tree, node: int, size: int) -> np.ndarray:
         """Per piece of the node's feature, does it go left?"""
@@ -124,9 +124,14 @@ class LeafSearch:
         self.leaf_mask = np.zeros((len(leaves), depth, self.words), dtype=np.uint64)
         self.leaf_mask[:] = ~np.uint64(0)
         for s, (_, _, conds) in enumerate(leaves):
+            if not conds:
+                continue
+            block = np.zeros((len(conds), self.words * 64), dtype=bool)
             for d, (i, bits) in enumerate(sorted(conds.items())):
                 self.leaf_f[s, d] = i
-                self.leaf_mask[s, d] = self._pack(bits)
+                block[d, :len(bits)] = bits
+            self.leaf_mask[s, :len(conds)] = np.packbits(
+                block, axis=1, bitorder="little").view("<u8")
 
     # ---- questions ---------------------------------------------------------------
     def decide(self, sets: list[set[int]], j: int, tol: float):

@@ -282,7 +282,23 @@ class ScoreChecker:
         return {zj: 1.0, **nan}, 0.0
 
     def _encode(self, trees: list[Tree]) -> None:
-        nv = self._features(trees)
+        """The binaries, the leaves' scores (one leaf variable each, tree by tree) and the
+        intercepts; the MILP's constraints are built on its first question."""
+        self._n_int = self._nv = self._features(trees)
+        self._leaf_scores = np.array([tree.value[node] for tree in trees
+                                      for node in np.flatnonzero(tree.left < 0)],
+                                     dtype=np.float64).reshape(-1, self.k)
+        self._nv += len(self._leaf_scores)
+        self._integrality = np.r_[np.ones(self._n_int), np.zeros(self._nv - self._n_int)]
+        self._tol = _TOL * max(1.0, float(np.abs(self._leaf_scores).sum()))
+        self._base = self._scores(self.raw[None])[0] - sum(
+            tree.value[self._leaf(tree, self.x)] for tree in trees)
+        self._cons: LinearConstraint | None = None
+
+    def _constraints(self) -> LinearConstraint:
+        """The MILP's constraints (see the module), built once."""
+        if self._cons is not None:
+            return self._cons
         rows: list[tuple[dict[int, float], float, float]] = []
         for f, T in self.cuts.items():
             rows += [({self.z[f, j]: 1.0, self.z[f, j + 1]: -1.0}, -np.inf, 0.0)
@@ -299,13 +315,11 @@ class ScoreChecker:
                     rows.append(({self.z[k, j]: 1.0, **left}, 0.0, 0.0))
         for codes in self.codes.values():
             rows.append(({v: 1.0 for _, v in codes}, 1.0, 1.0))
-        n_int = nv
-        leaf_scores = []
-        for tree in trees:
+        nv = self._n_int
+        for tree in self._trees:
             leaves = {}
             for node in np.flatnonzero(tree.left < 0):
                 leaves[int(node)] = nv
-                leaf_scores.append(tree.value[node])
                 nv += 1
             rows.append((dict.fromkeys(leaves.values(), 1.0), 1.0, 1.0))
             under = _leaves_under(tree.left, tree.right, leaves)
@@ -320,15 +334,10 @@ class ScoreChecker:
             r += [i] * len(coefs)
             c += list(coefs)
             v += list(coefs.values())
-        self._A = coo_matrix((v, (r, c)), shape=(len(rows), nv)).tocsr()
-        self._lb = np.array([lo for _, lo, _ in rows])
-        self._ub = np.array([hi for _, _, hi in rows])
-        self._nv, self._n_int = nv, n_int
-        self._leaf_scores = np.array(leaf_scores, dtype=np.float64).reshape(-1, self.k)
-        self._integrality = np.r_[np.ones(n_int), np.zeros(nv - n_int)]
-        self._tol = _TOL * max(1.0, float(np.abs(self._leaf_scores).sum()))
-        self._base = self._scores(self.raw[None])[0] - sum(
-            tree.value[self._leaf(tree, self.x)] for tree in trees)
+        A = coo_matrix((v, (r, c)), shape=(len(rows), self._nv)).tocsr()
+        self._cons = LinearConstraint(A, np.array([lo for _, lo, _ in rows]),
+                                      np.array([hi for _, _, hi in rows]))
+        return self._cons
 
     def _cut(self, t: float) -> float:
         """The value that decides as threshold ``t`` does: XGBoost's split itself (a float32,
@@ -497,7 +506,7 @@ class ScoreChecker:
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
         for var, value in self._pinned(fixed).items():
             lo[var] = hi[var] = float(value)
-        cons = LinearConstraint(self._A, self._lb, self._ub)
+        cons = self._constraints()
         tol = self._tol
         for j in range(self.k):
             if j == self.c:
