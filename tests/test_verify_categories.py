@@ -145,3 +145,36 @@ def test_the_leaf_search_routes_every_piece_as_the_checker_reads_the_model():
         _routes(ScoreChecker(model, X[0], missing=True))
         model, X, _ = _categorical(seed, 3, True, True)
         _routes(ScoreChecker(model, X[0], missing=True))
+
+
+def test_lightgbm_and_a_pipeline_on_the_mixed_table_are_decided():
+    """The issue's other cases, small: LightGBM with integer-coded categories and NaNs, and
+    a Pipeline of a OneHotEncoder, a scaler and a forest (its 5 categorical columns have
+    7,560 combinations of values, each once a question of its own)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    df = _mixed()
+    X, y = df.drop(columns="y"), df.y
+    cats = [c for c in X.columns if c.startswith("c")]
+    coded = X.copy()
+    for c in cats:
+        coded[c] = coded[c].cat.codes.replace(-1, np.nan).astype(float)
+    lgbm = lgb.LGBMClassifier(n_estimators=20, verbose=-1, random_state=0).fit(
+        coded, y, categorical_feature=cats)
+    full = X.dropna()
+    pipe = Pipeline([("pre", ColumnTransformer(
+        [("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False), cats),
+         ("num", StandardScaler(), [c for c in X.columns if c not in cats])])),
+        ("rf", RandomForestClassifier(n_estimators=10, max_depth=6, random_state=0))]).fit(
+        full, y[full.index])
+    for model, row, options in ((lgbm, coded.iloc[0], {"missing": True}),
+                                (pipe, full.iloc[0], {})):
+        r = explain.all_xps(oracles.for_model(model, row, **options))
+        assert r.complete
+        ok_a, ok_c = verify.check_all(model, row, r.axps, r.cxps, time_limit=120, **options)
+        assert all(ok_a) and all(ok_c)
+        wrong = [a[1:] for a in r.axps if len(a) > 1]
+        assert not any(verify.check_all(model, row, wrong, [], **options)[0])
