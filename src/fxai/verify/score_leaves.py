@@ -44,8 +44,11 @@ class LeafSearch:
         self.free = np.zeros((m + 1, self.words), dtype=np.uint64)  # column m: padding
         self.free[m] = ~np.uint64(0)
         self.at_x = np.array([self._piece(f, chk.x[f]) for f in self.cols], dtype=np.int64)
+        self.x_box = self.free.copy()  # every feature fixed to x's piece
         for i, f in enumerate(self.cols):
             self.free[i] = self._pack(self._reach(f, sizes[i]))
+            self.x_box[i] = self._pack(np.arange(sizes[i]) == self.at_x[i])
+        self._rivals: dict[int, tuple] = {}
         self._tables(sizes)
 
     # ---- pieces ------------------------------------------------------------------
@@ -137,34 +140,36 @@ class LeafSearch:
     def decide(self, sets: list[set[int]], j: int, tol: float):
         """For rival j, per set: 1 kept, 0 a candidate (its box's point in ``points``), -1
         left to the MILP; returns (status, points)."""
-        chk, c = self.chk, self.chk.c
-        sval = self.value[:, c] - self.value[:, j]
-        trees = np.unique(self.tree_of[np.abs(sval) > 0])
-        keep = np.isin(self.tree_of, trees)
-        idx = np.flatnonzero(keep)
-        order = np.concatenate([idx[self.tree_of[idx] == t][np.argsort(
-            sval[idx[self.tree_of[idx] == t]], kind="stable")] for t in trees]) \
-            if trees.size else np.zeros(0, dtype=np.int64)
-        tree_end = np.cumsum([np.count_nonzero(self.tree_of == t) for t in trees]).astype(
-            np.int64)
-        boxes = np.tile(self.free, (len(sets), 1, 1))
-        for q, fixed in enumerate(sets):
-            for f in fixed:
-                i = self.col.get(f)
-                if i is not None:
-                    boxes[q, i] = 0
-                    boxes[q, i, self.at_x[i] // 64] = np.left_shift(
-                        np.uint64(1), np.uint64(self.at_x[i] % 64))
+        chk = self.chk
+        sval, order, tree_end = self._rival(j)
+        fixed = np.zeros((len(sets), len(self.cols) + 1), dtype=bool)
+        for q, s in enumerate(sets):
+            fixed[q, [self.col[f] for f in s if f in self.col]] = True
+        boxes = np.where(fixed[:, :, None], self.x_box[None], self.free[None])
         status = np.empty(len(sets), dtype=np.int8)
         wit = np.zeros_like(boxes)
-        offset = float(chk._base[c] - chk._base[j])
-        if not trees.size:
-            status[:] = 1 if offset >= -tol else -1
+        offset = float(chk._base[chk.c] - chk._base[j])
+        if not tree_end.size:  # no tree tells c from j: the intercepts do
+            status[:] = 1 if offset > tol else -1
             return status, [None] * len(sets)
         _search(boxes, self.leaf_f, self.leaf_mask, sval, order, tree_end, offset, tol,
                 self.max_nodes, status, wit)
         return status, [self._point(wit[q], sets[q]) if status[q] == 0 else None
                         for q in range(len(sets))]
+
+    def _rival(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(per leaf ``score_c - score_j``, the leaves of the trees where it is not 0,
+        tree by tree from the lowest, where each tree's leaves end in that order); kept."""
+        if j not in self._rivals:
+            c = self.chk.c
+            sval = self.value[:, c] - self.value[:, j]
+            trees = np.unique(self.tree_of[np.abs(sval) > 0])
+            parts = [np.flatnonzero(self.tree_of == t) for t in trees]
+            order = np.concatenate([p[np.argsort(sval[p], kind="stable")] for p in parts]
+                                   or [np.zeros(0, dtype=np.int64)])
+            tree_end = np.cumsum([len(p) for p in parts], dtype=np.int64)
+            self._rivals[j] = (sval, order.astype(np.int64), tree_end)
+        return self._rivals[j]
 
     def _point(self, box: np.ndarray, fixed: set[int]) -> np.ndarray:
         """A point of the box: x's piece where the box has it, else its first piece."""

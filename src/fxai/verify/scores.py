@@ -45,6 +45,7 @@ counterexample among them is one (the check stays exact).
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -104,7 +105,7 @@ class ScoreChecker:
             raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
         if type(model).__name__ == "LGBMClassifier":
             model = self.model = model.booster_  # (its predict: the booster's, by argmax)
-        trees, self.test, k, self.n_features, self.categories = _read(model, self.vote)
+        trees, self.test, k, self.n_features, self.categories = _reading(model, self.vote)
         if missing and self.test != "le64":
             raise ValueError("missing=True: only for HistGradientBoosting and LightGBM models")
         self.missing = missing
@@ -420,26 +421,29 @@ class ScoreChecker:
         return [p is None for p in self.counterexamples(sets)]
 
     def counterexamples(self, sets: Sequence[Iterable[int]]) -> list[np.ndarray | None]:
-        """Per set a counterexample or None: the seeded samples of every set scored in one
-        library call, then the MILPs of the sets left; the points of optima that clearly
-        beat the prediction are confirmed in one more call (the checker raises if the
-        library keeps the prediction at one: the encoding would disagree with the model).
+        """Per set a counterexample or None: the leaf search, then for the sets it leaves
+        the seeded samples of every set scored in one library call, then their MILPs; the
+        points of optima that clearly beat the prediction are confirmed in one more call
+        (the checker raises if the library keeps the prediction at one: the encoding would
+        disagree with the model).
         Entailment is monotone, so a set is decided without a MILP when it contains a set
         that keeps the class, or when a counterexample found before agrees with x on it."""
         sets = [set(s) for s in sets]
-        found = self._sampled(sets)
+        found: list[np.ndarray | None] = [None] * len(sets)
         todo = []
         for i, fixed in enumerate(sets):
-            if found[i] is not None:  # a sample
-                self._seen(found[i])
-                continue
             found[i] = self._pooled(fixed)
             if found[i] is None and not self._known(fixed):
                 todo.append(i)
+        left = self._searched(sets, todo, found)
+        for i, hit in zip(left, self._sampled([sets[i] for i in left]), strict=True):
+            if hit is not None:
+                found[i] = hit
+                self._seen(hit)
         claimed = []
-        for i in self._searched(sets, todo, found):
+        for i in left:
             fixed = sets[i]
-            found[i] = self._pooled(fixed)
+            found[i] = found[i] if found[i] is not None else self._pooled(fixed)
             if found[i] is not None or self._known(fixed):
                 continue
             found[i], sure = self._solve(fixed)
@@ -631,10 +635,34 @@ def _is_lightgbm_booster(model) -> bool:
 def reads(model) -> bool:
     """Does this checker read ``model``? (LightGBM: not with zero-as-missing routing.)"""
     try:
-        _read(model.booster_ if type(model).__name__ == "LGBMClassifier" else model, "soft")
+        _reading(model.booster_ if type(model).__name__ == "LGBMClassifier" else model, "soft")
     except ValueError:
         return False
     return True
+
+
+# per model (weakly held; an XGBoost model by its booster): what a refit replaces, and its
+# readings by vote
+_READINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _reading(model, vote: str):
+    """:func:`_read`, kept per model until it is refitted."""
+    key = _booster(model) if is_xgboost(model) else model
+    if _is_lightgbm_booster(model) or is_xgboost(model):
+        token = (key.current_iteration() if _is_lightgbm_booster(model)
+                 else key.num_boosted_rounds(),)
+    elif hasattr(model, "_predictors"):
+        token = (model._predictors,)
+    else:
+        token = tuple(e.tree_ for e in getattr(model, "estimators_", ()))
+    kept = _READINGS.get(key)
+    if kept is None or len(kept[0]) != len(token) or any(
+            a is not b and a != b for a, b in zip(kept[0], token, strict=True)):
+        kept = _READINGS[key] = (token, {})
+    if vote not in kept[1]:
+        kept[1][vote] = _read(model, vote)
+    return kept[1][vote]
 
 
 def _read(model, vote: str):
