@@ -1,0 +1,96 @@
+"""The linear enumeration of a binary NBC's / XLC's AXps and CXps (issue 54): the sets of
+brute force on random NBCs and on integer XLCs with exact ties and zero weights, MARCO's
+sets, hitting-set duality, a stream under a time limit."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_nbc_brute import brute, random_nbc
+
+from fxai import explain, oracles
+from fxai.explain import linear
+from fxai.explain.exact import minimal_hitting_sets
+from fxai.models.nbc import XLC
+from fxai.oracles.base import TimeLimitExceeded
+from fxai.oracles.nbc import NBCOracle
+from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
+
+
+def _both(o):
+    return sorted(linear.stream(o, "axp")), sorted(linear.stream(o, "cxp"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 8))
+def test_the_sets_of_brute_force_on_random_nbcs(seed, n):
+    model, doms, x = random_nbc(seed, n)
+    o, b = oracles.for_model(model, x), brute(model, doms, x)
+    axps, cxps = _both(o)
+    assert axps == sorted(all_axps(b)) and cxps == sorted(all_cxps(b))
+    assert minimal_hitting_sets(axps) == cxps
+
+
+def _integer_xlc(seed: int, n: int):
+    """Small integer weights (zeros among them) and bias: sums tie the threshold often."""
+    rng = np.random.default_rng(seed)
+    weights = tuple(rng.integers(-2, 3, int(rng.integers(2, 4))).astype(float)
+                    for _ in range(n))
+    xlc = XLC(float(rng.integers(-2, 3)), weights)
+    x = [int(rng.integers(0, len(w))) for w in weights]
+    return xlc, x
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 7))
+def test_exact_ties_and_zero_weights_follow_the_model_s_rule(seed, n):
+    xlc, x = _integer_xlc(seed, n)
+    o = NBCOracle(xlc, x)
+    b = BruteForceOracle(o.nbc.predict, [range(len(w)) for w in xlc.weights], x)
+    assert o.prediction == int(b.prediction)
+    axps, cxps = _both(o)
+    assert axps == sorted(all_axps(b)) and cxps == sorted(all_cxps(b))
+
+
+def test_ties_exactly_at_the_threshold_are_decided_by_the_oracle():
+    """ν = -2 + x0 + x1 + x2 at (1, 1, 1): ν = 1, class 1; freeing two features reaches
+    ν = -1, one reaches 0 exactly, a tie that class 0 wins."""
+    xlc = XLC(-2.0, tuple(np.array([0.0, 1.0]) for _ in range(3)))
+    o = NBCOracle(xlc, [1, 1, 1])
+    assert o.nbc.predict([[1, 1, 0]])[0] == 0  # the tie goes to class 0
+    b = BruteForceOracle(o.nbc.predict, [range(2)] * 3, [1, 1, 1])
+    assert _both(o) == (sorted(all_axps(b)), sorted(all_cxps(b))) == (
+        [(0, 1, 2)], [(0,), (1,), (2,)])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_sets_of_marco(seed):
+    model, doms, x = random_nbc(seed, 12, max_dom=3)
+    o = oracles.for_model(model, x)
+    m = explain.Marco(o, target="axp")
+    list(m)
+    assert m.complete and _both(o) == (sorted(m.axps), sorted(m.cxps))
+
+
+def _many(n: int = 40, seed: int = 0):
+    """Near-equal weights over ``n`` binary features: very many AXps."""
+    rng = np.random.default_rng(seed)
+    weights = tuple(np.array([0.0, 1.0 + 0.01 * rng.random()]) for _ in range(n))
+    xlc = XLC(-n / 2 + 0.3, weights)
+    return NBCOracle(xlc, [1] * n)
+
+
+def test_a_stream_yields_as_it_finds_and_stops_at_its_time_limit():
+    o = _many()
+    first = list(itertools.islice(linear.stream(o, "axp"), 5))
+    assert len(first) == 5 and all(o.entails(a) for a in first)
+    found = []
+    with pytest.raises(TimeLimitExceeded):
+        for a in linear.stream(o, "axp", time_limit=0.2):
+            found.append(a)
+    assert len(found) > 5
+    brute_force = BruteForceOracle(lambda p: np.asarray(p)[:, 0], [[0, 1]], [1])
+    with pytest.raises(TypeError, match="binary NBC"):
+        list(linear.stream(brute_force, "axp"))
