@@ -3,8 +3,11 @@
 * **duality** (decision trees, i.e. tree XpGs): the CXps in polynomial time (Proposition 6
   of the XpG paper, :func:`fxai.explain.tree_cxps.tree_cxps`), then the AXps as their
   minimal hitting sets (hitting-set duality of AXps and CXps). No oracle call at all.
-* **marco** (every other oracle: OBDDs and other DAG XpGs, NBCs, boosted trees): MARCO
-  enumeration (:class:`fxai.explain.marco.Marco`), complete unless the time limit stops it.
+* **linear** (binary NBCs and XLCs): the AXps, then the CXps, each with polynomial delay
+  (:mod:`fxai.explain.linear`), complete unless the time limit stops it.
+* **marco** (every other oracle: OBDDs and other DAG XpGs, multi-class NBCs, boosted
+  trees): MARCO enumeration (:class:`fxai.explain.marco.Marco`), complete unless the time
+  limit stops it.
 
 Why only trees: the path argument of Proposition 6 holds for any XpG whose paths are
 consistent (an OBDD's are), but a DAG can have exponentially many root-to-terminal paths
@@ -23,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fxai.explain import linear
 from fxai.explain.marco import CLOCKS, Marco
 from fxai.explain.tree_cxps import tree_cxps
-from fxai.oracles.base import Oracle, valid_time_limit
+from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 from fxai.oracles.xpg import XpGOracle
 
 
@@ -33,8 +37,8 @@ from fxai.oracles.xpg import XpGOracle
 class AllXps:
     """Every AXp and CXp of one instance (sorted tuples, sorted lists) when ``complete``.
 
-    ``method`` names the route (``"duality"`` or ``"marco"``), ``time_s`` its time on the
-    chosen clock and ``oracle_calls`` the entailment questions it asked.
+    ``method`` names the route (``"duality"``, ``"linear"`` or ``"marco"``), ``time_s`` its
+    time on the chosen clock and ``oracle_calls`` the entailment questions it asked.
     """
 
     axps: list[tuple[int, ...]]
@@ -98,9 +102,9 @@ def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "cpu",
     """Every AXp and CXp of the oracle's instance by the fastest exact route.
 
     Trees (see :func:`has_duality`) use duality: exact and complete whatever the time
-    limit. Other oracles run MARCO with ``target`` under ``time_limit`` seconds of
-    ``clock`` (``"cpu"``, the default: process CPU time, or ``"wall"``); ``complete`` says
-    whether it finished.
+    limit. Binary NBCs and XLCs use the linear enumeration, other oracles MARCO with
+    ``target``, under ``time_limit`` seconds of ``clock`` (``"cpu"``, the default: process
+    CPU time, or ``"wall"``); ``complete`` says whether it finished.
 
     Examples
     --------
@@ -123,9 +127,30 @@ def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "cpu",
         cxps = tree_cxps(o)
         axps = minimal_hitting_sets(cxps)
         return AllXps(axps, cxps, True, "duality", now() - t0, 0)
+    if linear.applies(o):
+        return _linear(o, time_limit, now)
     m = Marco(o, target=target, time_limit=time_limit, clock=clock)
     t0 = now()
     for _ in m:
         pass
     return AllXps(sorted(m.axps), sorted(m.cxps), m.complete, "marco", now() - t0,
                   m.oracle_calls)
+
+
+def _linear(o: Oracle, time_limit: float | None, now) -> AllXps:
+    """:func:`all_xps` by the linear enumeration: the AXps, then the CXps in the time left."""
+    t0, calls = now(), o.calls
+    found: dict[str, list[tuple[int, ...]]] = {"axp": [], "cxp": []}
+    complete = True
+    for kind in ("axp", "cxp"):
+        left = None if time_limit is None else time_limit - (now() - t0)
+        if left is not None and left <= 0:
+            complete = False
+            break
+        try:
+            found[kind].extend(linear.stream(o, kind, time_limit=left, clock=now))
+        except TimeLimitExceeded:
+            complete = False
+            break
+    return AllXps(sorted(found["axp"]), sorted(found["cxp"]), complete, "linear",
+                  now() - t0, o.calls - calls)

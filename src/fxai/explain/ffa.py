@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fxai.explain import linear
 from fxai.explain.exact import all_xps, has_duality
-from fxai.explain.marco import Marco
-from fxai.oracles.base import Oracle, valid_time_limit
+from fxai.explain.marco import CLOCKS, Marco
+from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 
 
 def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
@@ -19,21 +20,34 @@ def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
     >>> ffa_from_axps([(0, 2, 4), (0, 1, 4), (1, 2, 4), (0, 1, 2), (0, 3, 4)])
     {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
     """
-    axps = [tuple(a) for a in axps]
     counts: dict[int, int] = {}
+    _count(axps, counts)
+    return _shares(counts)
+
+
+def _count(axps: Iterable[Iterable[int]], counts: dict[int, int]) -> None:
+    """Add each AXp's features to ``counts`` (key -1: the number of AXps), one at a time
+    (a stream is not kept)."""
     for a in axps:
+        counts[-1] = counts.get(-1, 0) + 1
         for f in a:
             counts[f] = counts.get(f, 0) + 1
-    return {f: n / len(axps) for f, n in sorted(counts.items())}
+
+
+def _shares(counts: dict[int, int]) -> dict[int, float]:
+    total = counts.get(-1, 0)
+    return {f: n / total for f, n in sorted(counts.items()) if f >= 0}
 
 
 def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw):
     """FFA of ``o``'s instance; returns ``(ffa, complete)``.
 
     Trees (:func:`~fxai.explain.exact.has_duality`) take the exact duality route, always
-    complete. Other oracles run MARCO, exact when ``complete`` is true (every AXp found
-    within the time limit: seconds of CPU time by default, ``clock="wall"`` for the wall
-    clock). ``target`` and the keywords go to :class:`~fxai.explain.marco.Marco`.
+    complete. Binary NBCs and XLCs count the stream of their AXps
+    (:mod:`fxai.explain.linear`; of the keywords only ``clock``). Other oracles run MARCO.
+    The result is exact when ``complete`` is true (every AXp found within the time limit:
+    seconds of CPU time by default, ``clock="wall"`` for the wall clock). ``target`` and the
+    keywords go to :class:`~fxai.explain.marco.Marco`.
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
 
@@ -51,6 +65,14 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
     valid_time_limit(time_limit)
     if has_duality(o):
         return ffa_from_axps(all_xps(o).axps), True
+    if linear.applies(o):
+        counts: dict[int, int] = {}
+        try:
+            _count(linear.stream(o, "axp", time_limit=time_limit,
+                                 clock=CLOCKS[kw.get("clock", "cpu")]), counts)
+        except TimeLimitExceeded:
+            return _shares(counts), False
+        return _shares(counts), True
     m = Marco(o, target=target, time_limit=time_limit, **kw)
     for _ in m:
         pass
