@@ -55,7 +55,7 @@ def test_every_algorithm_matches_brute_force(seed, family):
     assert tuple(res["axp"]["features"]) in axps
     exact = {str(f): v for f, v in explain.ffa_from_axps(axps).items()}
     assert res["ffa"]["exact"] == pytest.approx(exact) and res["ffa"]["methods_agree"]
-    assert res["ffa"]["route"] == ("duality" if family == "dt" else "marco")
+    assert res["ffa"]["route"] == {"dt": "duality", "nbc": "linear"}.get(family, "marco")
     assert verify_record(res, model, x, doms, vote)
     if "approx_paxp" in res:
         p = res["approx_paxp"]

@@ -72,6 +72,7 @@ def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "c
     code) outside the clock, as the reference code's dummy call does.
     """
     from fxai import explain
+    from fxai.explain import linear
     from fxai.explain.marco import CLOCKS
     from fxai.explain.paxp import approx_paxp
 
@@ -96,13 +97,16 @@ def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "c
                      "switched_at": m.switched_at,
                      "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps]}
     full = [res[n] for n in TARGETS if res[n]["complete"]]
-    duality = explain.all_xps(o) if explain.has_duality(o) else None  # trees: exact, fast
-    if duality or full:
-        axps = duality.axps if duality else full[0]["axps"]
+    route = None  # trees: duality; binary NBCs: the linear enumeration (both exact, fast)
+    if explain.has_duality(o) or linear.applies(o):
+        route = explain.all_xps(o, time_limit=time_limit, clock=clock)
+        route = route if route.complete else None
+    if route or full:
+        axps = route.axps if route else full[0]["axps"]
         sets = {frozenset(map(tuple, r["axps"])) for r in full} | {frozenset(map(tuple, axps))}
         exact = explain.ffa_from_axps(axps)
         res["ffa"] = {"exact": {str(f): v for f, v in exact.items()},
-                      "route": "duality" if duality else "marco",
+                      "route": route.method if route else "marco",
                       "methods_agree": len(sets) == 1}
     if no_paxp is not None:
         res["approx_paxp_skipped"] = no_paxp
