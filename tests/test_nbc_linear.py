@@ -94,3 +94,34 @@ def test_a_stream_yields_as_it_finds_and_stops_at_its_time_limit():
     brute_force = BruteForceOracle(lambda p: np.asarray(p)[:, 0], [[0, 1]], [1])
     with pytest.raises(TypeError, match="binary NBC"):
         list(linear.stream(brute_force, "axp"))
+
+
+def test_all_xps_ffa_and_enumerate_xps_take_the_linear_route():
+    model, doms, x = random_nbc(3, 10, max_dom=3)
+    o = oracles.for_model(model, x)
+    m = explain.Marco(o, target="axp")
+    list(m)
+    r = explain.all_xps(o)
+    assert r.method == "linear" and r.complete
+    assert (r.axps, r.cxps) == (sorted(m.axps), sorted(m.cxps))
+    scores, complete = explain.ffa(o)
+    assert complete and scores == pytest.approx(explain.ffa_from_axps(m.axps))
+    for target in ("axp", "cxp", "switch"):
+        e = explain.enumerate_xps(o, target=target)
+        assert isinstance(e, linear.Enumeration)
+        events = list(e)
+        assert e.complete and e.switched_at is None
+        assert sorted(ev.features for ev in events if ev.kind == "axp") == r.axps
+        assert sorted(e.cxps) == r.cxps and events[0].kind == ("cxp" if target == "cxp"
+                                                               else "axp")
+    assert isinstance(explain.enumerate_xps(o, unit_cxps=True), explain.Marco)  # asked for
+
+
+def test_under_a_time_limit_the_routes_say_incomplete():
+    o = _many(40)
+    r = explain.all_xps(o, time_limit=0.3)
+    assert r.method == "linear" and not r.complete and len(r.axps) > 1000
+    scores, complete = explain.ffa(o, time_limit=0.3)
+    assert not complete and scores
+    e = explain.enumerate_xps(o, time_limit=0.3)
+    assert len(list(e)) > 1000 and not e.complete

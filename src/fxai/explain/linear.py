@@ -30,6 +30,7 @@ from collections.abc import Iterator
 import numpy as np
 from numba import njit
 
+from fxai.explain.marco import CLOCKS, Event
 from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 
 BLOCK = 1 << 16  # feature indices per buffer handed to Python
@@ -105,6 +106,64 @@ def stream(o: Oracle, kind: str = "axp", time_limit: float | None = None,
             at += 2 + k
             if not flagged or _exact(o, kind, xp):
                 yield xp
+
+
+class Enumeration:
+    """:func:`stream` with MARCO's interface (:class:`~fxai.explain.marco.Marco`): iterate
+    for events, the AXps then the CXps (``target="cxp"``: the CXps first); after iteration
+    ``complete``, ``axps``, ``cxps`` (kept, as MARCO keeps them; use :func:`stream` to keep
+    none), ``oracle_calls`` and ``switched_at`` (always None). ``time_limit`` bounds both
+    kinds together, in seconds of ``clock``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fxai.models.nbc import XLC
+    >>> from fxai.oracles.nbc import NBCOracle
+    >>> xlc = XLC(-2.0, tuple(np.array([0.0, 1.0]) for _ in range(3)))
+    >>> m = Enumeration(NBCOracle(xlc, [1, 1, 1]), target="cxp")
+    >>> [(ev.kind, ev.features) for ev in m], m.complete
+    ([('cxp', (0,)), ('cxp', (1,)), ('cxp', (2,)), ('axp', (0, 1, 2))], True)
+    """
+
+    def __init__(self, o: Oracle, target: str = "axp", time_limit: float | None = None,
+                 clock: str = "cpu"):
+        if target not in ("axp", "cxp", "switch"):
+            raise ValueError(f"target must be 'axp', 'cxp' or 'switch', not {target!r}")
+        if clock not in CLOCKS:
+            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")
+        self.o, self.target, self.time_limit = o, target, valid_time_limit(time_limit)
+        self.clock = CLOCKS[clock]
+        self.axps: list[tuple[int, ...]] = []
+        self.cxps: list[tuple[int, ...]] = []
+        self.complete = False
+        self.switched_at: float | None = None
+        self._calls = (o.calls, None)
+
+    @property
+    def oracle_calls(self) -> int:
+        start, end = self._calls
+        return (self.o.calls if end is None else end) - start
+
+    def __iter__(self) -> Iterator[Event]:
+        t0 = self.clock()
+        self._calls = (self.o.calls, None)
+        kinds = ("cxp", "axp") if self.target == "cxp" else ("axp", "cxp")
+        try:
+            for kind in kinds:
+                left = None if self.time_limit is None else self.time_limit - (
+                    self.clock() - t0)
+                if left is not None and left <= 0:
+                    return
+                found = self.axps if kind == "axp" else self.cxps
+                for xp in stream(self.o, kind, time_limit=left, clock=self.clock):
+                    found.append(xp)
+                    yield Event(self.clock() - t0, kind, xp)
+            self.complete = True
+        except TimeLimitExceeded:
+            return
+        finally:
+            self._calls = (self._calls[0], self.o.calls)
 
 
 class _State:

@@ -221,7 +221,7 @@ class Marco:
 
 
 def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None,
-                  clock: str = "cpu", **kw) -> Marco:
+                  clock: str = "cpu", **kw):
     """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
 
     ``target``: ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S);
@@ -231,7 +231,9 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
     ``enumerate`` if imported bare: import this name then).
 
-    Keywords go to :class:`Marco`. A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
+    Keywords go to :class:`Marco`. A binary NBC or XLC without keywords takes the linear
+    enumeration instead (:class:`fxai.explain.linear.Enumeration`, the same interface; its
+    AXps and CXps are not interleaved). A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
 
     Examples
     --------
@@ -248,4 +250,8 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     cxp (0, 1)
     cxp (0, 2)
     """
+    from fxai.explain import linear
+
+    if linear.applies(o) and not kw:
+        return linear.Enumeration(o, target=target, time_limit=time_limit, clock=clock)
     return Marco(o, target=target, time_limit=time_limit, clock=clock, **kw)
