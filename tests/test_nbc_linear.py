@@ -9,11 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_nbc_brute import brute, random_nbc
+from test_nbc_multiclass import brute as brute_k
+from test_nbc_multiclass import random_nbc as random_k
 
 from fxai import explain, oracles
 from fxai.explain import linear
 from fxai.explain.exact import minimal_hitting_sets
-from fxai.models.nbc import XLC
+from fxai.models.nbc import XLC, NBCTables
 from fxai.oracles.base import TimeLimitExceeded
 from fxai.oracles.nbc import NBCOracle
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
@@ -92,7 +94,7 @@ def test_a_stream_yields_as_it_finds_and_stops_at_its_time_limit():
             found.append(a)
     assert len(found) > 5
     brute_force = BruteForceOracle(lambda p: np.asarray(p)[:, 0], [[0, 1]], [1])
-    with pytest.raises(TypeError, match="binary NBC"):
+    with pytest.raises(TypeError, match="NBC / XLC oracles with one class pair"):
         list(linear.stream(brute_force, "axp"))
 
 
@@ -125,3 +127,27 @@ def test_under_a_time_limit_the_routes_say_incomplete():
     assert not complete and scores
     e = explain.enumerate_xps(o, time_limit=0.3)
     assert len(list(e)) > 1000 and not e.complete
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(1, 7), k=st.sampled_from([3, 4]))
+def test_multi_class_with_one_rival_that_can_win_as_brute_force(seed, n, k):
+    """At most one rival can win: the linear route, equal to brute force; more: MARCO."""
+    model, doms, x = random_k(seed, n, k)
+    o = oracles.for_model(model, x)
+    r = explain.all_xps(o)
+    lows = [p.slack.gamma - p.slack.deltas.sum() for p in o.pairs]
+    assert r.method == ("linear" if sum(low <= 2 * p.band for low, p in
+                                        zip(lows, o.pairs, strict=True)) <= 1 else "marco")
+    b = brute_k(model, doms, x)
+    assert (r.axps, r.cxps) == (sorted(all_axps(b)), sorted(all_cxps(b)))
+
+
+def test_a_multi_class_model_with_one_possible_rival_is_enumerated_linearly():
+    """Class 2 is far behind everywhere: only class 1 can beat class 0."""
+    xlc_tables = [np.log([[0.6, 0.4], [0.4, 0.6], [0.05, 0.05]]) for _ in range(6)]
+    nbc = NBCTables(np.log([0.5, 0.45, 0.05]), tuple(xlc_tables))  # (class, value) tables
+    o = NBCOracle(nbc, [0] * 6)
+    assert o.n_classes == 3 and o.prediction == 0 and linear.applies(o)
+    b = BruteForceOracle(o.nbc.predict, [range(2)] * 6, [0] * 6)
+    assert _both(o) == (sorted(all_axps(b)), sorted(all_cxps(b)))

@@ -1,6 +1,8 @@
 """Every AXp and CXp of a binary naive Bayes classifier (or XLC) with polynomial delay
 (Marques-Silva et al., "Explaining Naive Bayes and Other Linear Classifiers with Polynomial
-Time and Delay", NeurIPS 2020), as a stream.
+Time and Delay", NeurIPS 2020), as a stream; also of a multi-class one at an instance where
+a single rival class can beat the prediction at all (the others cannot even with every
+feature free, beyond float rounding), whose pair then decides every question.
 
 For the predicted class c and the rival, the oracle (:class:`~fxai.oracles.nbc.NBCOracle`)
 has the margin ``Γ``, and per feature ``δ_i``, the most the margin drops when feature i is
@@ -37,10 +39,24 @@ BLOCK = 1 << 16  # feature indices per buffer handed to Python
 
 
 def applies(o: Oracle) -> bool:
-    """Is ``o`` a binary NBC / XLC oracle, whose explanations this module enumerates?"""
+    """Is ``o`` an NBC / XLC oracle whose explanations this module enumerates: two classes,
+    or more where at most one rival can beat the prediction even with every feature free?"""
+    return _pair(o) is not None
+
+
+def _pair(o: Oracle):
+    """The oracle's one class pair that decides entailment (see :func:`applies`), or None."""
     from fxai.oracles.nbc import NBCOracle
 
-    return isinstance(o, NBCOracle) and o.n_classes == 2
+    if not isinstance(o, NBCOracle):
+        return None
+    if o.n_classes == 2:
+        return o.pairs[0]
+    lows = [p.slack.gamma - float(p.slack.deltas.sum()) for p in o.pairs]
+    active = [p for p, low in zip(o.pairs, lows, strict=True) if low <= 2.0 * p.band]
+    if len(active) > 1:
+        return None
+    return active[0] if active else o.pairs[int(np.argmin(lows))]
 
 
 def stream(o: Oracle, kind: str = "axp", time_limit: float | None = None,
@@ -68,11 +84,12 @@ def stream(o: Oracle, kind: str = "axp", time_limit: float | None = None,
     """
     if kind not in ("axp", "cxp"):
         raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
-    if not applies(o):
-        raise TypeError("the linear enumeration is for binary NBC / XLC oracles")
+    pair = _pair(o)
+    if pair is None:
+        raise TypeError("the linear enumeration is for NBC / XLC oracles with one class pair "
+                        "that decides (two classes, or one rival that can win)")
     valid_time_limit(time_limit)
     t0 = clock()
-    pair = o.pairs[0]
     deltas = np.asarray(pair.slack.deltas, dtype=np.float64)
     order = np.argsort(-deltas, kind="stable").astype(np.int64)
     w = deltas[order]
