@@ -4,10 +4,16 @@
 :func:`enumerate_xps`, the name to import bare (``enumerate`` would shadow Python's).
 """
 
-from fxai.explain.exact import AllXps, all_xps, has_duality, minimal_hitting_sets
+from fxai.explain.exact import (
+    AllXps,
+    all_xps,
+    enumerate_xps,
+    has_duality,
+    minimal_hitting_sets,
+)
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.ffa import ffa, ffa_from_axps
-from fxai.explain.marco import Event, Marco, enumerate_xps
+from fxai.explain.marco import Event, Marco
 from fxai.explain.names import Explanation, describe, names, values
 from fxai.explain.paxp import ApproxPAXp, approx_paxp
 from fxai.explain.rows import explain_rows

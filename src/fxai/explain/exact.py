@@ -154,3 +154,38 @@ def _linear(o: Oracle, time_limit: float | None, now) -> AllXps:
             break
     return AllXps(sorted(found["axp"]), sorted(found["cxp"]), complete, "linear",
                   now() - t0, o.calls - calls)
+
+
+def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = None,
+                  clock: str = "cpu", **kw):
+    """MARCO over ``o``: iterate the result for :class:`Event` objects as they are found.
+
+    ``target``: ``"axp"`` (MARCO-A), ``"cxp"`` (MARCO-C) or ``"switch"`` (MARCO-S);
+    ``time_limit`` and the event times are seconds of ``clock``: ``"cpu"`` (the default,
+    ``time.process_time``: the process's CPU time, as the workflow uses, so a busy machine
+    does not eat the limit) or ``"wall"`` (``time.perf_counter``).
+    Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
+    ``enumerate`` if imported bare: import this name then).
+
+    Keywords go to :class:`Marco`. A binary NBC or XLC without keywords takes the linear
+    enumeration instead (:class:`fxai.explain.linear.Enumeration`, the same interface; its
+    AXps and CXps are not interleaved). A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
+
+    Examples
+    --------
+    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.oracles.xpg import XpGOracle
+    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
+    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
+    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
+    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> for ev in enumerate_xps(XpGOracle(tree, [1, 1, 1]), target="cxp"):
+    ...     print(ev.kind, ev.features)
+    axp (1, 2)
+    axp (0,)
+    cxp (0, 1)
+    cxp (0, 2)
+    """
+    if linear.applies(o) and not kw:
+        return linear.Enumeration(o, target=target, time_limit=time_limit, clock=clock)
+    return Marco(o, target=target, time_limit=time_limit, clock=clock, **kw)

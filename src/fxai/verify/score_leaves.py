@@ -24,8 +24,6 @@ import math
 import numpy as np
 from numba import njit
 
-from fxai.verify.scores import _category_ends
-
 
 class LeafSearch:
     """The leaf search over one :class:`~fxai.verify.scores.ScoreChecker`'s reading (not
@@ -92,7 +90,7 @@ class LeafSearch:
         out = np.zeros(size, dtype=bool)
         if tree.cats and node in tree.cats:  # pieces inside (lo, hi] of a category
             for c in (c for c in tree.cats[node] if c >= 0):
-                lo, hi = (int(np.searchsorted(T, e)) for e in _category_ends(c))
+                lo, hi = (int(np.searchsorted(T, e)) for e in category_ends(c))
                 out[lo + 1:hi + 1] = True
             return out
         t = float(tree.thr[node])
@@ -192,6 +190,12 @@ class LeafSearch:
             else:
                 p[f] = chk._inside(chk.cuts[f], k)
         return p
+
+
+def category_ends(c: int) -> tuple[float, float]:
+    """(lo, hi): x in (lo, hi] iff x's integer part (toward 0) is category c >= 0."""
+    below = float(np.nextafter(float(c + 1), -np.inf))
+    return (-1.0, below) if c == 0 else (float(np.nextafter(float(c), -np.inf)), below)
 
 
 @njit(cache=True)

@@ -55,6 +55,7 @@ from scipy.sparse import coo_matrix
 
 from fxai.models.kinds import is_kind, is_xgboost
 from fxai.verify.named import as_fitted, named
+from fxai.verify.score_leaves import LeafSearch, category_ends
 
 _TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the sums
 
@@ -216,7 +217,7 @@ class ScoreChecker:
                     continue
                 ts = cuts.setdefault(f, set())
                 if tree.cats and node in tree.cats:
-                    ts.update(e for c in tree.cats[node] if c >= 0 for e in _category_ends(c))
+                    ts.update(e for c in tree.cats[node] if c >= 0 for e in category_ends(c))
                 elif math.isfinite(tree.thr[node]):
                     ts.add(self._cut(tree.thr[node]))
         self.cuts = {f: np.array(sorted(ts)) for f, ts in sorted(cuts.items())}
@@ -270,7 +271,7 @@ class ScoreChecker:
             form: dict[int, float] = {}
             for c in (c for c in tree.cats[node] if c >= 0):
                 lo, hi = (self.z[f, int(np.searchsorted(self.cuts[f], e))]
-                          for e in _category_ends(c))
+                          for e in category_ends(c))
                 form[hi] = form.get(hi, 0.0) + 1.0
                 form[lo] = form.get(lo, 0.0) - 1.0
             return {v: a for v, a in form.items() if a}, 0.0
@@ -462,8 +463,6 @@ class ScoreChecker:
         rival keeps the class, a candidate the library confirms is a counterexample (in
         ``found``); returns the sets left to the MILP."""
         if self._leaves is None:
-            from fxai.verify.score_leaves import LeafSearch
-
             try:
                 self._leaves = LeafSearch(self)
             except ValueError:  # groups of several features
@@ -599,12 +598,6 @@ def _same(v, w) -> bool:
         return bool(v == w)
     except (TypeError, ValueError):
         return False
-
-
-def _category_ends(c: int) -> tuple[float, float]:
-    """(lo, hi): x in (lo, hi] iff x's integer part (toward 0) is category c >= 0."""
-    below = float(np.nextafter(float(c + 1), -np.inf))
-    return (-1.0, below) if c == 0 else (float(np.nextafter(float(c), -np.inf)), below)
 
 
 def _leaves_under(left, right, leaves: dict[int, int]) -> dict[int, list[int]]:
