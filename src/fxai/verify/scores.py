@@ -53,6 +53,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from fxai.models.coded import missing_value, same_value
 from fxai.models.kinds import is_kind, is_xgboost
 from fxai.verify.named import as_fitted, named
 from fxai.verify.score_leaves import LeafSearch, category_ends
@@ -132,7 +133,7 @@ class ScoreChecker:
         """The code of raw value ``v`` of categorical feature f: its category's position,
         or the number of categories for any other value (and NaN)."""
         known = self.categories[f]
-        return next((j for j, w in enumerate(known) if _same(v, w)), len(known))
+        return next((j for j, w in enumerate(known) if same_value(v, w)), len(known))
 
     # ---- the library's class of points ---------------------------------------------
     def classes_of(self, X: np.ndarray) -> np.ndarray:
@@ -492,7 +493,7 @@ class ScoreChecker:
 
     def _seen(self, point: np.ndarray) -> None:
         """Keep a counterexample: it is one for every set on which it agrees with x."""
-        same = [_same(p, r) or (_missing(p) and _missing(r))
+        same = [same_value(p, r) or (missing_value(p) and missing_value(r))
                 for p, r in zip(point, self.raw, strict=True)]
         self._points.append(point)
         self._agree = np.vstack([self._agree, same])
@@ -584,20 +585,6 @@ class ScoreChecker:
 
 def _number(v) -> float:
     return math.nan if v is None else float(v)
-
-
-def _missing(v) -> bool:
-    return v is None or (isinstance(v, float | np.floating) and math.isnan(v))
-
-
-def _same(v, w) -> bool:
-    """Are raw values ``v`` and ``w`` the same category (text only equals text)?"""
-    if isinstance(v, str) or isinstance(w, str):
-        return isinstance(v, str) and isinstance(w, str) and v == w
-    try:
-        return bool(v == w)
-    except (TypeError, ValueError):
-        return False
 
 
 def _leaves_under(left, right, leaves: dict[int, int]) -> dict[int, list[int]]:
