@@ -16,7 +16,10 @@ first reachable one in the tree's leaves pre-sorted by value; the sum of these p
 bounds obj from below, and the box is pruned when the bound shows no counterexample. If the
 chosen leaves' boxes intersect, their common point attains the bound: a counterexample.
 Otherwise some feature separates two chosen leaves; the box is split there, which removes
-one of them from each child, so the search terminates.
+one of them from each child, so the search terminates. Of the separating features the split
+takes the one whose two children have the highest sum of bounds (both children's bounds are
+computed for each): it costs a few bound evaluations per box but closes proofs in far fewer
+boxes (LightGBM's default breast_cancer model, 20 rows: the slowest AXp 16.9 s -> 0.33 s, row 4 16.9 s -> 0.14 s).
 
 Float32: XGBoost adds the intercept and the leaves in float32, in tree order, and a float64
 sum can differ from its margin by ~1e-6, enough to flip the class of a point within that
@@ -37,8 +40,9 @@ of :mod:`fxai.verify.boosted` (HiGHS through scipy); rerun it for the numbers on
 machine (``--quick`` for a short run). A numpy version of this search, with caches of past
 counterexamples and proved sets, was several times slower than the compiled one; in the
 compiled search the caches cost more than they saved and were dropped. Tried and rejected as
-well: branching on the separating feature whose worse child has the highest bound (fewer
-nodes did not repay the extra bound evaluations).
+well: branching on the first separating feature (it was the rule before the sum of bounds;
+the hard proofs took 50-300x more boxes), and on the one whose worse child has the highest
+bound (fewer boxes than the first did not repay the extra bound evaluations).
 
 Optional ``domains`` (per feature a list of values, or None for the real line) restrict free
 features to the intervals that contain a domain value, and counterexample points then take
@@ -365,6 +369,21 @@ def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover 
 
 
 @njit(cache=True)
+def _children(cf, clo, chi, val, starts, lo, hi, f, s, spare):  # pragma: no cover - compiled
+    """The bounds of the box [lo, hi) split at ``x_f < s`` (below, above) and the leaves
+    tested; ``lo`` and ``hi`` are left as they were."""
+    keep = hi[f]
+    hi[f] = s
+    below, w_a = _best_leaves(cf, clo, chi, val, starts, lo, hi, spare)
+    hi[f] = keep
+    keep = lo[f]
+    lo[f] = s
+    above, w_b = _best_leaves(cf, clo, chi, val, starts, lo, hi, spare)
+    lo[f] = keep
+    return below, above, w_a + w_b
+
+
+@njit(cache=True)
 def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - compiled
     """Does the pick of leaves ``first`` change the class in the library's arithmetic (in
     ``base``'s dtype: two sums, intercept first then trees in order, each divided by
@@ -394,6 +413,7 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
     n1 = lo0.size
     n = n1 - 1
     first = np.empty(starts.size, dtype=np.int64)
+    spare = np.empty(starts.size, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
     b, work = _best_leaves(cf, clo, chi, val, starts, lo0, hi0, first)
     if b + offset > tol:
@@ -422,12 +442,15 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
                 L[f] = max(L[f], clo[leaf, d])
                 H[f] = min(H[f], chi[leaf, d])
         c = -1
-        for f in range(n):
-            if L[f] >= H[f]:
-                c = f
-                break
+        best = bound_a = bound_b = -np.inf
+        for f in range(n):  # split where the two children's bounds rise most (their sum)
+            if L[f] >= H[f]:  # one chosen leaf needs x_f below H[f], another at or above
+                b_a, b_b, w = _children(cf, clo, chi, val, starts, lo, hi, f, H[f], spare)
+                work += w
+                if b_a + b_b > best:
+                    best, c, bound_a, bound_b = b_a + b_b, f, b_a, b_b
         if c >= 0:
-            s = H[c]  # one chosen leaf needs x_c below s, another at or above it
+            s = H[c]
         elif _changes(first, jv, base, divisor, cut, inclusive):  # compatible: a counterexample
             point = np.empty(n, dtype=np.int64)
             for f in range(n):
@@ -441,15 +464,14 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
             if c < 0:
                 continue  # every point of the box takes this pick
             s = L[c] if L[c] > lo[c] else H[c]
+            bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, spare)
+            work += w
         hi_a = hi.copy()
         hi_a[c] = s
-        b_a, w_a = _best_leaves(cf, clo, chi, val, starts, lo, hi_a, first)
         lo_b = lo.copy()
         lo_b[c] = s
-        b_b, w_b = _best_leaves(cf, clo, chi, val, starts, lo_b, hi, first)
-        work += w_a + w_b
-        keep_a = b_a + offset <= tol
-        keep_b = b_b + offset <= tol
+        keep_a = bound_a + offset <= tol
+        keep_b = bound_b + offset <= tol
         if top + 2 > cap:
             cap *= 2
             slo2 = np.empty((cap, n1), dtype=np.int64)
@@ -458,7 +480,7 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
             shi2[:top] = shi[:top]
             slo, shi = slo2, shi2
         # push the worse child first so that the better one (lower bound) is explored first
-        order = (0, 1) if b_a >= b_b else (1, 0)
+        order = (0, 1) if bound_a >= bound_b else (1, 0)
         for side in order:
             if side == 0 and keep_a:
                 slo[top] = lo
