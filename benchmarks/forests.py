@@ -57,6 +57,7 @@ def models(names: list[str]) -> dict:
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
     from sklearn.model_selection import train_test_split
 
+    deep6 = {"n_estimators": 100, "max_depth": 6, "criterion": "entropy"}
     specs = {
         "bc-default": (load_breast_cancer, RandomForestClassifier, {}),
         "bc-depth6": (load_breast_cancer, RandomForestClassifier, {"max_depth": 6}),
@@ -65,6 +66,9 @@ def models(names: list[str]) -> dict:
         "bc-leaf5": (load_breast_cancer, RandomForestClassifier, {"min_samples_leaf": 5}),
         "digits-default": (load_digits, RandomForestClassifier, {}),
         "bc-extra": (load_breast_cancer, ExtraTreesClassifier, {}),
+        "digits-entropy6": (load_digits, RandomForestClassifier, deep6),
+        "pendigits-entropy6": (_mirrored("pendigits"), RandomForestClassifier, deep6),
+        "spambase-entropy6": (_mirrored("spambase"), RandomForestClassifier, deep6),
     }
     out = {}
     for name in names:
@@ -75,20 +79,59 @@ def models(names: list[str]) -> dict:
     return out
 
 
-def run_fxai(model, rows, vote: str) -> list[dict]:
-    from fxai import explain, oracles, verify
+def _mirrored(name: str):
+    """A loader of PMLB dataset ``name`` from the data mirror (``FXAI_DATA_MIRROR``)."""
+
+    def load(return_X_y: bool = True):
+        import pandas as pd
+
+        from fxai.data.fetch import mirror_dir
+
+        mirror = mirror_dir()
+        if mirror is None:
+            raise SystemExit(f"{name} is read from the data mirror: set FXAI_DATA_MIRROR")
+        df = pd.read_csv(mirror / name / f"{name}.tsv.gz", sep="\t")
+        return df.drop(columns="target").to_numpy(float), df["target"].to_numpy()
+
+    return load
+
+
+def _axp(model, x, vote: str, time_limit: float | None):
+    """One AXp of ``model`` at ``x`` (deletion) and its CPU s; None at the time limit."""
+    from fxai import explain, oracles
+
+    t0 = time.process_time()
+    try:
+        axp = explain.find_axp(oracles.for_model(model, x, vote=vote), time_limit=time_limit)
+    except oracles.TimeLimitExceeded:
+        axp = None
+    return axp, time.process_time() - t0
+
+
+def run_fxai(model, rows, vote: str, time_limit: float | None = None,
+             cold: bool = True) -> list[dict]:
+    """fxai per row: warm (this model, converted once) and, with ``cold``, cold (a fresh
+    copy of the model, its conversion and encoding inside the clock)."""
+    from fxai import oracles, verify
 
     oracles.prepare(model, vote=vote)
     out = []
     for i, x in enumerate(rows):
-        t0 = time.process_time()
-        axp = explain.find_axp(oracles.for_model(model, x, vote=vote))
-        t1 = time.process_time()
-        ok = verify.check_all(model, x, [axp], [], vote=vote)[0][0]
-        t2 = time.process_time()
-        out.append({"tool": "fxai", "instance": i, "cpu_s": t1 - t0, "check_s": t2 - t1,
-                    "size": len(axp), "valid": ok, "minimal": ok, "features": axp})
-        print(out[-1], flush=True)
+        cold_s = None
+        if cold:
+            fresh = pickle.loads(pickle.dumps(model))
+            cold_s = _axp(fresh, x, vote, time_limit)[1]
+        axp, cpu = _axp(model, x, vote, time_limit)
+        rec = {"tool": "fxai", "instance": i, "cpu_s": cpu, "cold_s": cold_s}
+        if axp is None:
+            rec["note"] = "time limit"
+        else:
+            t0 = time.process_time()
+            ok = verify.check_all(model, x, [axp], [], vote=vote)[0][0]
+            rec.update(check_s=time.process_time() - t0, size=len(axp), valid=ok, minimal=ok,
+                       features=axp)
+        out.append(rec)
+        print(rec, flush=True)
     return out
 
 
@@ -203,7 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--instances", type=int, default=10)
     p.add_argument("--models", nargs="+", default=["bc-default", "digits-default"],
                    choices=["bc-default", "bc-depth6", "bc-entropy6", "bc-leaf5",
-                            "digits-default", "bc-extra"])
+                            "digits-default", "bc-extra", "digits-entropy6",
+                            "pendigits-entropy6", "spambase-entropy6"])
+    p.add_argument("--time-limit", type=float, help="fxai's CPU s per AXp (default: none)")
+    p.add_argument("--warm-only", action="store_true",
+                   help="skip fxai's cold run (a fresh model copy per row)")
     p.add_argument("--pyxai", type=Path, help="virtual environment with PyXAI (made if absent)")
     p.add_argument("--out", help="output path without suffix (see the module)")
     p.add_argument("--rfxpl", type=Path,
@@ -225,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name, (model, test) in models(args.models).items():
         xs = test[:args.instances]
-        found = run_fxai(model, xs, vote)
+        found = run_fxai(model, xs, vote, args.time_limit, not args.warm_only)
         if args.rfxpl:
             py = venv_python(out.parent / "rfxpl-venv", RFXPL)
             etype = "sat" if vote == "hard" else "maxsat"
@@ -235,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
             py = venv_python(args.pyxai.resolve(), PYXAI)
             found += run_peer("PyXAI", [str(py), __file__, "--pyxai-worker"], model, xs, vote)
         rows += [{"model": name, **r} for r in found]
-    df = pd.DataFrame(rows).reindex(columns=["model", "tool", "instance", "cpu_s", "check_s",
+    df = pd.DataFrame(rows).reindex(columns=["model", "tool", "instance", "cpu_s", "cold_s",
+                                             "check_s",
                                              "size", "valid", "minimal", "features", "note"])
     df["features"] = df["features"].map(lambda f: " ".join(map(str, f)) if isinstance(
         f, list) else "")
@@ -246,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     agg = df.groupby(["model", "tool"], sort=False).agg(
         instances=("instance", "size"), mean_cpu_s=("cpu_s", "mean"),
         max_cpu_s=("cpu_s", "max"), total_cpu_s=("cpu_s", "sum"),
+        mean_cold_s=("cold_s", "mean"), time_limit=("note", lambda n: (n == "time limit").sum()),
         mean_check_s=("check_s", "mean"), mean_size=("size", "mean"),
         valid=("valid", "sum"), minimal=("minimal", "sum"),
         same_as_fxai=("same_as_fxai", "sum"), note=("note", "first")).reset_index()
