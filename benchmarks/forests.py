@@ -114,6 +114,7 @@ def run_fxai(model, rows, vote: str, time_limit: float | None = None,
     copy of the model, its conversion and encoding inside the clock)."""
     from fxai import oracles, verify
 
+    oracles.warm_up()  # the compiled search, loaded once per process
     oracles.prepare(model, vote=vote)
     out = []
     for i, x in enumerate(rows):

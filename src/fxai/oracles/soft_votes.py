@@ -53,6 +53,7 @@ from fxai.oracles.votes import SOLVER, Intervals, solve
 SCALE = 100  # weights floor(SCALE * (v_c - v_j))
 WORK, CONFLICTS = 1 << 22, 1000  # first budgets: leaves the branch and bound tests, conflicts
 MAX_TERMS = 20_000  # weighted literals per pair above which the branch and bound answers
+BUILD_PRIOR = 1e-4  # CPU s per leaf a pair's constraint is taken to cost before one is built
 
 
 def _gap(ens: ScoreEnsemble) -> float:
@@ -76,6 +77,8 @@ class _SoftEncoding(Intervals):
         self.solver = Solver(name=SOLVER, bootstrap_with=self.order)
         self._pairs: dict[tuple[int, int], int | None | bool] = {}
         self._rivals: dict[tuple, int | None | bool] = {}
+        self.wins = [1, 1]  # questions answered by the branch and bound, the solver (+1)
+        self.cost = {"build": [0.0, 0], "solve": [0.0, 0]}  # CPU s, pairs built / conflicts
 
     def _weights(self, c: int, j: int) -> list[dict[int, int]]:
         """Per tree, its reachable leaves' weights ``floor(SCALE * (v_c - v_j))``."""
@@ -91,6 +94,7 @@ class _SoftEncoding(Intervals):
         never can, False if the constraint is too large (see the module)."""
         if (c, j) in self._pairs:
             return self._pairs[(c, j)]
+        t0 = time.process_time()
         const, terms, clauses = 0, [], []
         for t, weights in enumerate(self._weights(c, j)):
             levels = sorted(set(weights.values()))
@@ -115,7 +119,17 @@ class _SoftEncoding(Intervals):
                                   conditionals=[sel])
                 self.solver.append_formula(pb.clauses)
         self._pairs[(c, j)] = sel
+        self.cost["build"][0] += time.process_time() - t0
+        self.cost["build"][1] += 1
         return sel
+
+    def turn_cost(self, c: int, rivals, conflicts: int) -> float:
+        """The CPU s a solver turn for ``rivals`` is expected to take, by this encoding's
+        past builds and solves: the constraints still to build and ``conflicts``."""
+        (build, built), (solved, budget) = self.cost["build"], self.cost["solve"]
+        todo = sum((c, j) not in self._pairs for j in rivals)
+        per_pair = build / built if built else BUILD_PRIOR * sum(map(len, self.leaves))
+        return todo * per_pair + conflicts * solved / max(budget, 1)
 
     def rival(self, c: int, rivals) -> int | None | bool:
         """The selector of "one of ``rivals`` may reach c", None if none can, False if a
@@ -178,24 +192,33 @@ class SoftVoteOracle(ScoreOracle):
         self._enc = enc
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
-        """The branch and bound and the SAT solver in turn, the one that has used less CPU
-        time next, each with a budget (leaves tested per rival, conflicts) that grows fourfold per
-        round, until one answers (the solver keeps what it learnt between rounds). The
-        solver asks only for the rivals the branch and bound left undecided, and builds a
-        rival's constraint on the first such question."""
+        """The branch and bound and the SAT solver in turn, each with a budget (leaves tested
+        per rival, conflicts) that grows fourfold per round, until one answers (the solver
+        keeps what it learnt between rounds). The solver asks only for the rivals the branch
+        and bound left undecided, and builds a rival's constraint on the first such question.
+
+        Turns share the CPU time in the ratio of the questions each engine has answered
+        for this model when both worked on them (1:1 at first), and the solver's turn is
+        judged by the time it will take: its constraints still to build and its conflicts,
+        at this encoding's measured costs (before a first build, ``BUILD_PRIOR`` per leaf).
+        So where the solver does not pay (many classes: every constraint costs a second and
+        1,000 conflicts another), the branch and bound does nearly all the work."""
         enc, c = self._enc, self.index
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
         work, conflicts = WORK, CONFLICTS
         spent = [0.0, 0.0]  # CPU s of the branch and bound and of the solver
         rivals = list(self._rivals)
+        wins = enc.wins
         while True:
             self.check_time()
             t0 = time.process_time()
-            if spent[0] <= spent[1]:
+            after = spent[1] + enc.turn_cost(c, rivals, conflicts)  # the solver's next turn
+            if spent[0] * wins[1] <= after * wins[0]:  # the shares of time: the wins
                 point, rivals = self._bnb_pass(mask, work, rivals)
                 took = max(time.process_time() - t0, 1e-6)
                 spent[0] += took
                 if point is not None or not rivals:
+                    wins[0] += spent[1] > 0  # a question both engines worked on
                     return point
                 grow = 4.0 if self.deadline is None else (  # a pass restarts: fit the time left
                     min(4.0, 0.9 * (self.deadline - time.process_time()) / took))
@@ -206,18 +229,23 @@ class SoftVoteOracle(ScoreOracle):
                 return None
             if sel is False:
                 return super()._search(mask)
+            t1 = time.process_time()
             found = solve(enc.solver, [*fixed, sel, enc.cuts(c)], self, conflicts)
+            enc.cost["solve"][0] += time.process_time() - t1
+            enc.cost["solve"][1] += conflicts
             spent[1] += time.process_time() - t0
-            if found is False:
-                return None
             if found is None:
                 conflicts *= 4
                 continue
+            if found is False:
+                wins[1] += 1
+                return None
             model = {v for v in enc.solver.get_model() if v > 0}
             ints = np.array([enc.interval(model, f) for f in range(len(self._used))],
                             dtype=np.int64)
             point = np.asarray([self._point(ints)], dtype=np.float64)
             if self.ensemble.predict_index(point)[0] != c:
+                wins[1] += 1
                 return ints
             enc.cut(c, point.astype(np.float32))
 
