@@ -36,9 +36,9 @@ def pure(forest) -> bool:
                for e in forest.estimators_)
 
 
-def random_model(seed: int, kind: str, n_max: int = 5, dom_max: int = 4):
+def random_model(seed: int, kind: str, n_max: int = 5, dom_max: int = 4, size: int = 1):
     """(model, library predict, vote, an instance, domains) on random integer data with 3-4
-    classes."""
+    classes; ``size`` times as many trees, one level deeper for ``size`` > 1."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, n_max + 1))
     domains = [list(range(int(rng.integers(2, dom_max + 1)))) for _ in range(n)]
@@ -47,7 +47,7 @@ def random_model(seed: int, kind: str, n_max: int = 5, dom_max: int = 4):
     s = X @ rng.normal(size=(n, k)) + rng.normal(scale=0.7, size=(120, k))
     y = np.argmax(s, axis=1)
     y[:k] = np.arange(k)  # every class occurs
-    trees, depth = int(rng.integers(1, 8)), int(rng.integers(1, 4))
+    trees, depth = size * int(rng.integers(1, 8)), int(rng.integers(1, 4)) + (size > 1)
     x = [int(rng.choice(d)) for d in domains]
     if kind.startswith("multi"):
         model = xgb.XGBClassifier(n_estimators=trees, max_depth=depth, objective=kind,
@@ -228,6 +228,28 @@ def test_first_pass_cut_off_leaves_the_answers_exact(kind, first_pass, monkeypat
         for k in range(len(domains) + 1):
             for fixed in itertools.combinations(range(len(domains)), k):
                 cex = o.counterexample(fixed)
+                assert (cex is None) == bf.entails(fixed), fixed
+                if cex is not None:
+                    assert predict(np.asarray([cex]))[0] != o.prediction
+
+
+@pytest.mark.parametrize("kind", ["multi:softprob", "rf-soft", "et-soft"])
+def test_searches_resumed_pass_after_pass_stay_exact(kind, monkeypatch):
+    """Under a deadline the branch and bound runs in passes of a few leaves tested each,
+    every pass resuming the boxes the last one left: the answers are brute force's."""
+    import fxai.oracles.boosted as B
+    import fxai.oracles.scores as S
+    import fxai.oracles.soft_votes as SV
+
+    monkeypatch.setattr(S, "_FIRST_PASS", 0)
+    monkeypatch.setattr(B, "_CHUNK", 1)
+    monkeypatch.setattr(SV, "WORK", 1)
+    for seed in (7, 8, 10):  # each with questions that take several passes
+        model, predict, vote, x, domains = random_model(seed, kind, 6, 5, size=4)
+        o, bf = oracle_pair(model, predict, vote, x, domains)
+        for k in range(len(domains) + 1):
+            for fixed in itertools.combinations(range(len(domains)), k):
+                cex = o.counterexample(fixed, time_limit=60)
                 assert (cex is None) == bf.entails(fixed), fixed
                 if cex is not None:
                     assert predict(np.asarray([cex]))[0] != o.prediction

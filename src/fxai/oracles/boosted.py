@@ -201,10 +201,10 @@ class BoostedOracle(Oracle):
 
     def _limits(self):
         """Box limits of the branch and bound's passes to the end: none without a deadline,
-        else growing ones with a check of the deadline before each. A pass starts afresh, so
-        it takes about twice its predecessor's CPU time: the next limit is sized to the time
-        left (a pass that could not go deeper than the last one within it stops the search
-        now), and a question ends within a fraction of a pass of its deadline."""
+        else growing ones with a check of the deadline before each. A pass resumes where the
+        last one stopped and is sized to the time left by the last one's pace (when less
+        time is left than the last one took, the search stops now), so a question ends
+        within a fraction of a pass of its deadline."""
         if self.deadline is None:
             yield -1
             return
@@ -233,20 +233,30 @@ class BoostedOracle(Oracle):
             p[self._used[k]] = self._reps[k][int(self._allowed[k][ints[k]])]
         return p
 
+    def _root(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """The search's stack of boxes (lows, highs, height) holding the box of ``mask``."""
+        n = len(self._used)
+        lo = np.zeros((1, n + 1), dtype=np.int64)
+        hi = self._size.copy()[None]
+        lo[0, :n][mask] = self._v[mask]
+        hi[0, :n][mask] = self._v[mask] + 1
+        return lo, hi, 1
+
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """Branch and bound from the box of ``mask``; a counterexample or None."""
-        n = len(self._used)
-        lo = np.zeros(n + 1, dtype=np.int64)
-        hi = self._size.copy()
-        lo[:n][mask] = self._v[mask]
-        hi[:n][mask] = self._v[mask] + 1
+        stack = self._root(mask)
         for limit in self._limits():
-            point = _search(self._cf, self._clo, self._chi, self._val, self._starts,
-                            self._offset, self._base.dtype.type(self._cut), self._inclusive,
-                            lo, hi, self._v, self._tol, self._jv, self._base, self._divisor,
-                            limit)
-            if not (point.size == 1 and point[0] < 0):  # decided within the limit
+            point, *stack = _search(self._cf, self._clo, self._chi, self._val, self._starts,
+                                    self._offset, self._base.dtype.type(self._cut),
+                                    self._inclusive, *stack, self._v, self._tol, self._jv,
+                                    self._base, self._divisor, limit)
+            if not _undecided(point):
                 return point if point.size else None
+
+
+def _undecided(point: np.ndarray) -> bool:
+    """Did the search stop at its limit (``[-1]``: a point has no negative interval)?"""
+    return point.size == 1 and point[0] < 0
 
 
 _MODELS: dict[int, dict] = {}
@@ -452,39 +462,35 @@ def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - co
 
 
 @njit(cache=True)
-def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol, jv,
+def _search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, tol, jv,
             base, divisor, limit):  # pragma: no cover - compiled
-    """Depth-first branch and bound (see the module docstring). Boxes are per-feature
-    interval ranges [lo, hi); returns a counterexample's intervals or an empty array.
-    Bounds are float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the
-    rounding bound); a pick of compatible leaves is judged in the library's own float
-    arithmetic (:func:`_changes`), and if it does not change the class while other picks
-    remain in the box, the box is split off around it. With ``limit`` >= 0 the search gives
-    up once it has tested that many leaves (its work, whatever a box costs), returning
-    ``[-1]`` (a point has no negative interval)."""
-    n1 = lo0.size
+    """Depth-first branch and bound (see the module docstring) over the stack of boxes
+    ``slo[:top]``, ``shi[:top]`` (per-feature interval ranges [lo, hi)); returns (a
+    counterexample's intervals or an empty array, the stack, its height). Bounds are
+    float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the rounding
+    bound); a pick of compatible leaves is judged in the library's own float arithmetic
+    (:func:`_changes`), and if it does not change the class while other picks remain in the
+    box, the box is split off around it. With ``limit`` >= 0 the search stops once it has
+    tested that many leaves (its work, whatever a box costs), returning ``[-1]`` and the
+    boxes left, from which a next call resumes."""
+    n1 = slo.shape[1]
     n = n1 - 1
     first = np.empty(starts.size, dtype=np.int64)
     spare = np.empty(starts.size, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
-    b, work = _best_leaves(cf, clo, chi, val, starts, lo0, hi0, first)
-    if b + offset > tol:
-        return none
-    cap = 64
-    slo = np.empty((cap, n1), dtype=np.int64)
-    shi = np.empty((cap, n1), dtype=np.int64)
-    slo[0] = lo0
-    shi[0] = hi0
-    top = 1
+    work = 0
     L = np.empty(n1, dtype=np.int64)
     H = np.empty(n1, dtype=np.int64)
     while top > 0:
         if limit >= 0 and work > limit:
-            return np.full(1, -1, dtype=np.int64)
+            return np.full(1, -1, dtype=np.int64), slo, shi, top
         top -= 1
         lo = slo[top].copy()
         hi = shi[top].copy()
-        work += _best_leaves(cf, clo, chi, val, starts, lo, hi, first)[1]
+        b, w = _best_leaves(cf, clo, chi, val, starts, lo, hi, first)
+        work += w
+        if b + offset > tol:  # (only a first box: children are pushed within the bound)
+            continue
         L[:] = lo
         H[:] = hi
         for t in range(starts.size):
@@ -503,7 +509,7 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
             point = np.empty(n, dtype=np.int64)
             for f in range(n):
                 point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]
-            return point
+            return point, slo, shi, top
         else:  # a float32 near-tie that keeps the class: cut the box down to the pick
             for f in range(n):
                 if L[f] > lo[f] or H[f] < hi[f]:
@@ -520,8 +526,8 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
         lo_b[c] = s
         keep_a = bound_a + offset <= tol
         keep_b = bound_b + offset <= tol
-        if top + 2 > cap:
-            cap *= 2
+        if top + 2 > slo.shape[0]:
+            cap = 2 * slo.shape[0] + 2
             slo2 = np.empty((cap, n1), dtype=np.int64)
             shi2 = np.empty((cap, n1), dtype=np.int64)
             slo2[:top] = slo[:top]
@@ -538,7 +544,7 @@ def _search(cf, clo, chi, val, starts, offset, cut, inclusive, lo0, hi0, v, tol,
                 slo[top] = lo_b
                 shi[top] = hi
                 top += 1
-    return none
+    return none, slo, shi, 0
 
 
 register(lambda m: isinstance(m, Ensemble) or is_xgboost(m), BoostedOracle)

@@ -27,7 +27,7 @@ import numpy as np
 
 from fxai.models.boosted import reject_missing
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search
+from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search, _undecided
 from fxai.oracles.registry import register
 
 _FIRST_PASS = 1 << 20  # leaves tested per rival in the quick first pass
@@ -99,33 +99,30 @@ class ScoreOracle(BoostedOracle):
         return self._branch_and_bound(mask, itertools.chain((_FIRST_PASS,), self._limits()))
 
     def _branch_and_bound(self, mask: np.ndarray, limits) -> np.ndarray | None:
-        """Passes of the branch and bound over the rivals still open, each search cut off
-        after its pass's number of leaves tested (-1: none); a counterexample or None."""
-        rivals = list(self._rivals)
+        """Passes of the branch and bound over the rivals still open, each search resumed
+        for its pass's number of leaves tested (-1: to the end); a counterexample or None."""
+        rivals, stacks = list(self._rivals), {}
         for limit in limits:
-            point, rivals = self._bnb_pass(mask, limit, rivals)
+            point, rivals = self._bnb_pass(mask, limit, rivals, stacks)
             if point is not None or not rivals:
                 return point
         raise AssertionError("the last pass has no limit")  # pragma: no cover
 
-    def _bnb_pass(self, mask: np.ndarray, limit: int, rivals: list[int]):
-        """One pass over ``rivals`` in order: (a counterexample or None, the rivals left
-        undecided within ``limit`` leaves tested each)."""
-        n = len(self._used)
-        lo = np.zeros(n + 1, dtype=np.int64)
-        hi = self._size.copy()
-        lo[:n][mask] = self._v[mask]
-        hi[:n][mask] = self._v[mask] + 1
+    def _bnb_pass(self, mask: np.ndarray, limit: int, rivals: list[int], stacks: dict):
+        """One pass over ``rivals`` in order, each search resumed from its stack of boxes in
+        ``stacks`` (the box of ``mask`` at first): (a counterexample or None, the rivals
+        left undecided within ``limit`` more leaves tested each)."""
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
         undecided = []
         for j in rivals:
             cf, clo, chi, val, jv, starts, tol = self._pair(j)
             base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
-            point = _search(cf, clo, chi, val, starts,
-                            float(ens.base[c]) - float(ens.base[j]), ens.dtype(0), j < c,
-                            lo, hi, self._v, tol, jv, base, divisor, limit)
-            if point.size == 1 and point[0] < 0:
+            point, *stacks[j] = _search(cf, clo, chi, val, starts,
+                                        float(ens.base[c]) - float(ens.base[j]), ens.dtype(0),
+                                        j < c, *(stacks.get(j) or self._root(mask)), self._v,
+                                        tol, jv, base, divisor, limit)
+            if _undecided(point):
                 undecided.append(j)
             elif point.size:
                 return point, []

@@ -207,20 +207,20 @@ class SoftVoteOracle(ScoreOracle):
         fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
         work, conflicts = WORK, CONFLICTS
         spent = [0.0, 0.0]  # CPU s of the branch and bound and of the solver
-        rivals = list(self._rivals)
+        rivals, stacks = list(self._rivals), {}  # the branch and bound resumes per rival
         wins = enc.wins
         while True:
             self.check_time()
             t0 = time.process_time()
             after = spent[1] + enc.turn_cost(c, rivals, conflicts)  # the solver's next turn
             if spent[0] * wins[1] <= after * wins[0]:  # the shares of time: the wins
-                point, rivals = self._bnb_pass(mask, work, rivals)
+                point, rivals = self._bnb_pass(mask, work, rivals, stacks)
                 took = max(time.process_time() - t0, 1e-6)
                 spent[0] += took
                 if point is not None or not rivals:
                     wins[0] += spent[1] > 0  # a question both engines worked on
                     return point
-                grow = 4.0 if self.deadline is None else (  # a pass restarts: fit the time left
+                grow = 4.0 if self.deadline is None else (  # a pass resumes: fit the time left
                     min(4.0, 0.9 * (self.deadline - time.process_time()) / took))
                 work = int(work * max(1.0, grow))
                 continue
