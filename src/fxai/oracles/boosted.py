@@ -142,7 +142,7 @@ class BoostedOracle(Oracle):
             scores = [np.stack([sign * t.value.astype(np.float64), sign * t.value,
                                 np.zeros_like(t.value)], axis=1) for t in ens.trees]
             base = abs(ens.base_margin)
-            tables = _leaf_tables(model["paths"], self._thr, self._allowed, self._used, scores,
+            tables = _leaf_tables(model["paths"], self._boxes_of, len(self._used), scores,
                                   np.float32, base)
             if domains is None:
                 model["leaves"][key] = tables
@@ -182,9 +182,18 @@ class BoostedOracle(Oracle):
             # instance interval in compressed coordinates
             self._v = np.array([int(np.searchsorted(a, k))
                                 for a, k in zip(allowed, self._vint, strict=True)], dtype=np.int64)
+        self._paths = model["paths"]
+        self._boxes = model["boxes"] if domains is None else {}  # tree -> its leaf boxes
         self._size = np.array([len(a) for a in self._allowed] + [1], dtype=np.int64)
         self._col = np.full(self.n_features, -1, dtype=np.int64)
         self._col[used] = np.arange(len(used))
+
+    def _boxes_of(self, t: int) -> list:
+        """Tree t's :func:`leaf_boxes` over the allowed intervals (kept per model without
+        domains: every class pair of a multi-class model reads them)."""
+        if t not in self._boxes:
+            self._boxes[t] = leaf_boxes(self._paths[t], self._thr, self._allowed, self._used)
+        return self._boxes[t]
 
     # ---- queries -----------------------------------------------------------------------
     def entails(self, fixed: Iterable[int], time_limit: float | None = None) -> bool:
@@ -283,7 +292,7 @@ def _model_tables(ens) -> dict:
         reps = [[float(np.nextafter(t[0], np.float32(-np.inf)))] + [float(v) for v in t]
                 for t in T]
         model = {"paths": paths, "thr": T, "reps": reps,
-                 "allowed": [np.arange(len(t) + 1) for t in T], "leaves": {}}
+                 "allowed": [np.arange(len(t) + 1) for t in T], "leaves": {}, "boxes": {}}
         _MODELS[key] = model
         weakref.finalize(ens, _MODELS.pop, key, None)
     return model
@@ -314,28 +323,28 @@ def leaf_boxes(tree_paths, thr, allowed, used):
     return out
 
 
-def _leaf_tables(paths, thr, allowed, used, scores, dtype, base: float,
+def _leaf_tables(paths, boxes_of, n: int, scores, dtype, base: float,
                  check_time=lambda: None):
     """Per tree its leaves that an allowed point reaches, sorted by value: the boxes (feature
     column, lo, hi in allowed-interval coordinates; padded with the dummy feature
     ``len(used)``), the values (float64), the two values the float arithmetic of the library
     adds per leaf (in ``dtype``), each tree's first row, and the rounding bound ``tol``.
 
-    ``scores[t][node]`` is (value to minimise, addend of sum 0, addend of sum 1) of leaf
-    ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left out, and ``base``
+    ``paths`` are the trees' ``_paths``, ``boxes_of(t)`` tree t's :func:`leaf_boxes` over
+    ``n`` feature columns. ``scores[t][node]`` is (value to minimise, addend of sum 0, addend
+    of sum 1) of leaf ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left
+    out, and ``base``
     bounds the absolute sum of the intercepts; ``check_time()`` is called per tree (an
     oracle's deadline holds while the tables are built)."""
-    n = len(used)  # index n is a dummy feature with a single interval
-    depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1
+    depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1  # (column n: dummy)
     rows_f, rows_lo, rows_hi, vals, jv, starts = [], [], [], [], [], []
     peak, kept = base, 0
-    for tp, sc in zip(paths, scores, strict=True):
+    for t, (tp, sc) in enumerate(zip(paths, scores, strict=True)):
         if not np.any(sc[[node for node, _ in tp]]):
             continue
         kept += 1
         check_time()
-        leaves = [(float(sc[node, 0]), cbox, sc[node, 1:])
-                  for node, cbox in leaf_boxes(tp, thr, allowed, used)]
+        leaves = [(float(sc[node, 0]), cbox, sc[node, 1:]) for node, cbox in boxes_of(t)]
         leaves.sort(key=lambda lv: lv[0])
         peak += max((abs(lv[0]) + float(np.abs(lv[2]).sum()) for lv in leaves), default=0.0)
         starts.append(len(vals))

@@ -14,7 +14,7 @@ scores all), and a compatible pick of leaves is judged in the library's own arit
 in tree order divided by the number of trees). The rivals are asked in order of their
 score at the instance, closest first, in two passes: each rival's search is first cut off
 after about a million leaf tests (a rival that can win is usually found fast, while proving that
-one cannot may take long), then the undecided rivals are searched to the end. A
+one cannot may take long), then the undecided rivals' searches are resumed to the end. A
 counterexample point is of another class than ``c`` under the model's own ``predict``.
 """
 
@@ -86,8 +86,8 @@ class ScoreOracle(BoostedOracle):
                 scores = [np.stack([t.value[:, c].astype(np.float64) - t.value[:, j],
                                     t.value[:, c], -t.value[:, j]], axis=1) for t in ens.trees]
                 base = float(abs(ens.base[c]) + abs(ens.base[j]))
-                tables = _leaf_tables(self._model["paths"], self._thr, self._allowed,
-                                      self._used, scores, ens.dtype, base, self.check_time)
+                tables = _leaf_tables(self._model["paths"], self._boxes_of, len(self._used),
+                                      scores, ens.dtype, base, self.check_time)
                 if self._domains is None:
                     self._model["leaves"][key] = tables
             self._pairs[j] = tables
