@@ -53,6 +53,7 @@ from fxai.oracles.votes import SOLVER, Intervals, solve
 SCALE = 100  # weights floor(SCALE * (v_c - v_j))
 WORK, CONFLICTS = 1 << 22, 1000  # first budgets: leaves the branch and bound tests, conflicts
 MAX_TERMS = 20_000  # weighted literals per pair above which the branch and bound answers
+WINS = (4, 1)  # the shares before any question both engines worked on (the solver pays builds)
 BUILD_PRIOR = 1e-4  # CPU s per leaf a pair's constraint is taken to cost before one is built
 
 
@@ -77,7 +78,7 @@ class _SoftEncoding(Intervals):
         self.solver = Solver(name=SOLVER, bootstrap_with=self.order)
         self._pairs: dict[tuple[int, int], int | None | bool] = {}
         self._rivals: dict[tuple, int | None | bool] = {}
-        self.wins = [1, 1]  # questions answered by the branch and bound, the solver (+1)
+        self.wins = list(WINS)  # questions answered by the branch and bound, the solver
         self.cost = {"build": [0.0, 0], "solve": [0.0, 0]}  # CPU s, pairs built / conflicts
 
     def _weights(self, c: int, j: int) -> list[dict[int, int]]:
@@ -198,7 +199,8 @@ class SoftVoteOracle(ScoreOracle):
         and bound left undecided, and builds a rival's constraint on the first such question.
 
         Turns share the CPU time in the ratio of the questions each engine has answered
-        for this model when both worked on them (1:1 at first), and the solver's turn is
+        for this model when both worked on them, starting from ``WINS`` (4 to 1 for the
+        branch and bound, which has nothing to build), and the solver's turn is
         judged by the time it will take: its constraints still to build and its conflicts,
         at this encoding's measured costs (before a first build, ``BUILD_PRIOR`` per leaf).
         So where the solver does not pay (many classes: every constraint costs a second and
