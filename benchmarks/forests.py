@@ -2,20 +2,26 @@
 the same models and instances.
 
     .venv/bin/python -m benchmarks.forests [--vote hard|soft] [--instances 10] [--models ...]
-        [--rfxpl CHECKOUT] [--pyxai VENV]
+        [--time-limit S] [--warm-only] [--rfxpl CHECKOUT] [--pyxai VENV]
 
 Models (scikit-learn's own datasets, ``train_test_split(test_size=0.25, random_state=0)``):
 ``bc-default`` ``RandomForestClassifier(random_state=0)`` on breast_cancer (100 full-depth
 trees, 2 classes), ``bc-depth6`` the same with ``max_depth=6``, ``bc-entropy6`` with
 ``max_depth=6, criterion="entropy"``, ``bc-leaf5`` with ``min_samples_leaf=5`` (both with
 impure leaves), ``digits-default`` on digits (10 classes), ``bc-extra``
-``ExtraTreesClassifier(random_state=0)``. Explained: the first ``--instances`` test rows,
+``ExtraTreesClassifier(random_state=0)``; ``digits-entropy6``, ``pendigits-entropy6`` and
+``spambase-entropy6``: 100 trees of ``max_depth=6, criterion="entropy"`` on digits and on
+PMLB's pendigits (10 classes) and spambase (2 classes), read from the data mirror
+(``FXAI_DATA_MIRROR``). Explained: the first ``--instances`` test rows,
 under ``--vote``: ``hard`` (default; the majority of the trees' votes, first class of most
 votes) or ``soft`` (scikit-learn's ``predict``).
 
-* fxai, in this process after one conversion (``oracles.prepare``): CPU s of one AXp
-  (``explain.find_axp``, deletion; the first instance of each predicted class also builds
-  its class-pair constraints), then CPU s of its check by the independent checker
+* fxai, in this process after one conversion (``oracles.prepare``) and the load of the
+  compiled search (``oracles.warm_up``): CPU s of one AXp (``explain.find_axp``, deletion,
+  under ``--time-limit`` CPU s if given; the first instance of each predicted class also
+  builds its class-pair constraints) cold (a fresh copy of the model: its conversion and
+  encodings inside the clock; not with ``--warm-only``) and warm (the model converted
+  once), then CPU s of the warm AXp's check by the independent checker
   (``verify.check_all``: sufficient and subset-minimal).
 * RFxpl (``--rfxpl``: a checkout of github.com/izzayacine/RFxpl; run in
   ``<out folder>/rfxpl-venv``, made with its imports when absent): ``XRF.explain(x, "abd",
