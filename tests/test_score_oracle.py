@@ -233,6 +233,26 @@ def test_first_pass_cut_off_leaves_the_answers_exact(kind, first_pass, monkeypat
                     assert predict(np.asarray([cex]))[0] != o.prediction
 
 
+@pytest.mark.parametrize("kind", ["rf-hard", "et-hard"])
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_vote_oracle_cores_are_sufficient_parts(kind, seed):
+    """The hard-vote oracle's ``sufficient_part`` (the solver's core) entails the prediction
+    by brute force, is None exactly when brute force finds a counterexample, and deletion
+    with it still ends in an AXp."""
+    model, predict, vote, x, domains = random_model(seed, kind, 6, 5, size=4)
+    o, bf = oracle_pair(model, predict, vote, x, domains)
+    n = len(domains)
+    rng = np.random.default_rng(seed)
+    for fixed in [set(range(n)), *({int(f) for f in rng.choice(n, k, replace=False)}
+                                   for k in rng.integers(0, n + 1, size=6))]:
+        part = o.sufficient_part(fixed)
+        assert (part is None) == (not bf.entails(fixed)), fixed
+        if part is not None:
+            assert part <= fixed and bf.entails(part), (fixed, part)
+    assert is_axp(bf, explain.find_axp(o))
+
+
 @pytest.mark.parametrize("kind", ["multi:softprob", "rf-soft", "et-soft"])
 def test_searches_resumed_pass_after_pass_stay_exact(kind, monkeypatch):
     """Under a deadline the branch and bound runs in passes of a few leaves tested each,

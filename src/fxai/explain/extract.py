@@ -73,7 +73,9 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
 
     ``seed`` must be a weak AXp (checked with one question unless ``check_seed`` is
     false: a ValueError if it is not). Features are tried for removal in ``order``
-    (default ascending index); a feature stays only if freeing it breaks entailment.
+    (default ascending index); a feature stays only if freeing it breaks entailment. When
+    a proof of entailment uses only part of the fixed features (the oracle's
+    ``sufficient_part``, e.g. a SAT solver's core), the others are dropped at once.
     ``time_limit``: CPU seconds for the whole extraction; when they run out it raises
     :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
     reached (a superset of an AXp). Progress goes to ``logging`` (INFO, every 5 s).
@@ -107,9 +109,15 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                                  "not entail the prediction")
             for i in todo:
                 o.check_time()
+                if i not in fixed:  # dropped with a part of the proof not using it
+                    progress.step()
+                    continue
                 fixed.discard(i)
-                if not o.entails(fixed):
+                part = o.sufficient_part(fixed)
+                if part is None:
                     fixed.add(i)
+                else:
+                    fixed = part
                 weak = set(fixed)
                 progress.step()
     except TimeLimitExceeded as e:

@@ -116,6 +116,24 @@ class Oracle(ABC):
         (True, False)
         """
 
+    def sufficient_part(self, fixed: Iterable[int]) -> set[int] | None:
+        """None if ``fixed`` does not entail the prediction, else a part of it that does
+        (an oracle whose proof names the fixed features it used returns those; by default
+        ``fixed`` itself). Deletion drops the rest at once.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fxai.models.nbc import XLC
+        >>> from fxai.oracles.nbc import NBCOracle
+        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> o = NBCOracle(xlc, [2, 2, 2, 2])
+        >>> sorted(o.sufficient_part([0, 1, 2])), o.sufficient_part([0])
+        ([0, 1, 2], None)
+        """
+        fixed = set(fixed)
+        return fixed if self.entails(fixed) else None
+
     @contextlib.contextmanager
     def time_limit(self, seconds: float | None) -> Iterator[None]:
         """Within the block, questions stop with :class:`TimeLimitExceeded` once ``seconds``

@@ -203,6 +203,20 @@ class VoteOracle(ScoreOracle):
                 self._model["cnf"] = enc
         self._enc = enc
 
+    def sufficient_part(self, fixed) -> set[int] | None:
+        """See :meth:`Oracle.sufficient_part`: the fixed features of the solver's core
+        (the assumptions its proof of "no rival beats c" used)."""
+        self.calls += 1
+        enc, fixed = self._enc, set(fixed)
+        sel = enc.rival(self.index, self._rivals)
+        if sel is None:
+            return set()
+        owner = {lit: f for f in fixed if self._col[f] >= 0
+                 for lit in enc.fixed(int(self._col[f]), int(self._v[self._col[f]]))}
+        if solve(enc.solver, [*owner, sel], self):
+            return None
+        return {owner[lit] for lit in enc.solver.get_core() or () if lit in owner}
+
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         enc = self._enc
         sel = enc.rival(self.index, self._rivals)
