@@ -20,7 +20,9 @@ votes_c >= [j > c]``: with two classes ``#(trees not voting c) >= ceil((T + [j >
 c]``; one cardinality constraint (pysat.card, k-modulo totalizer) per class pair under a
 selector, built on first use and kept. ``entails(S)`` assumes the instance's intervals of
 the features in S and the selector of "some rival beats c" (a clause over the pairs'
-selectors): one solve per query; a model is a counterexample point.
+selectors): one solve per query; a model is a counterexample point. When no rival can
+win, the solver's core names the fixed features its proof used
+(:meth:`VoteOracle.sufficient_part`), and deletion drops the others at once.
 
 Choice by measurement (one-off, process CPU s; ``python -m benchmarks.forests`` measures the
 chosen one against PyXAI): the previous encoding (a variable per leaf, per-instance pair
