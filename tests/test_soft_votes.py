@@ -24,8 +24,8 @@ TRICKY = {2: [(0.1, 0.9), (0.2, 0.8), (0.3, 0.7), (0.7, 0.3), (1 / 3, 2 / 3), (2
           3: [(0.1, 0.2, 0.7), (0.3, 0.3, 0.4), (1 / 3, 1 / 3, 1 / 3), (0.2, 0.1, 0.7),
               (0.4, 0.3, 0.3), (0.7, 0.2, 0.1), (0.0, 0.5, 0.5), (0.6, 0.0, 0.4)]}
 
-ROUTES = {"default": {}, "sat": {"WORK": 0}, "coarse sat": {"WORK": 0, "SCALE": 1},
-          "guarded": {"MAX_TERMS": 0}}
+ROUTES = {"default": {}, "sat": {"WORK": 0, "WINS": (0, 1)},
+          "coarse sat": {"WORK": 0, "SCALE": 1, "WINS": (0, 1)}, "guarded": {"MAX_TERMS": 0}}
 SAME_ROUTE = HealthCheck.function_scoped_fixture  # the route holds for all examples
 
 
@@ -58,6 +58,7 @@ def constructed(seed: int, k: int):
 
 
 def agree_on_every_query(o, predict, domains, x):
+    """Every question as brute force; a sufficient part (the solver's core) entails too."""
     bf = BruteForceOracle(predict, domains, x)
     assert o.prediction == bf.prediction
     n = len(domains)
@@ -67,6 +68,10 @@ def agree_on_every_query(o, predict, domains, x):
         if cex is not None:
             assert all(cex[f] == x[f] for f in fixed)
             assert predict(np.asarray([cex]))[0] != o.prediction
+        part = o.sufficient_part(fixed)
+        assert (part is None) == (cex is not None), (x, fixed)
+        if part is not None:
+            assert part <= set(fixed) and bf.entails(part), (x, fixed, part)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[SAME_ROUTE])

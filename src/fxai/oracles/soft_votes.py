@@ -191,6 +191,15 @@ class SoftVoteOracle(ScoreOracle):
             if domains is None:
                 self._model["soft"] = enc
         self._enc = enc
+        self._core: set[int] | None = None  # the last question's solver core (features)
+
+    def sufficient_part(self, fixed) -> set[int] | None:
+        """See :meth:`Oracle.sufficient_part`: when the solver alone proved that no rival
+        reaches ``c``, the fixed features of its core; else ``fixed``."""
+        fixed, self._core = set(fixed), None
+        if not self.entails(fixed):
+            return None
+        return fixed if self._core is None else self._core
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """The branch and bound and the SAT solver in turn, each with a budget (leaves tested
@@ -241,6 +250,11 @@ class SoftVoteOracle(ScoreOracle):
                 continue
             if found is False:
                 wins[1] += 1
+                if len(rivals) == len(self._rivals):  # the solver's proof covers every rival
+                    owner = {lit: self._used[f] for f in np.flatnonzero(mask)
+                             for lit in enc.fixed(f, int(self._v[f]))}
+                    self._core = {owner[lit] for lit in enc.solver.get_core() or ()
+                                  if lit in owner}
                 return None
             model = {v for v in enc.solver.get_model() if v > 0}
             ints = np.array([enc.interval(model, f) for f in range(len(self._used))],
