@@ -369,24 +369,32 @@ def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover 
     """(sum over trees of the lowest-valued leaf reachable in the box [lo, hi), the number
     of leaves tested); leaves are sorted by value within each tree; ``first[t]`` receives
     tree t's leaf."""
-    n_leaves, depth = cf.shape
     total = 0.0
     tested = 0
     for t in range(starts.size):
-        end = starts[t + 1] if t + 1 < starts.size else n_leaves
-        for leaf in range(starts[t], end):
-            tested += 1
-            ok = True
-            for d in range(depth):
-                f = cf[leaf, d]
-                if lo[f] >= chi[leaf, d] or hi[f] <= clo[leaf, d]:
-                    ok = False
-                    break
-            if ok:
-                first[t] = leaf
-                total += val[leaf]
-                break
+        end = starts[t + 1] if t + 1 < starts.size else cf.shape[0]
+        leaf, k = _first_reachable(cf, clo, chi, lo, hi, starts[t], end)
+        tested += k
+        if leaf >= 0:
+            first[t] = leaf
+            total += val[leaf]
     return total, tested
+
+
+@njit(cache=True, inline="always")  # (as a call per leaf scan, the search ran slower)
+def _first_reachable(cf, clo, chi, lo, hi, start, end):  # pragma: no cover - compiled
+    """(the first of the leaves ``start..end-1`` whose box meets [lo, hi), or -1; the
+    leaves tested)."""
+    for leaf in range(start, end):
+        ok = True
+        for d in range(cf.shape[1]):
+            f = cf[leaf, d]
+            if lo[f] >= chi[leaf, d] or hi[f] <= clo[leaf, d]:
+                ok = False
+                break
+        if ok:
+            return leaf, leaf - start + 1
+    return -1, end - start
 
 
 @njit(cache=True)
@@ -431,17 +439,10 @@ def _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first):  # pragma: n
                     lo[f] = s
                 else:
                     continue
-                for nxt in range(leaf + 1, end):
-                    tested += 1
-                    ok = True
-                    for e in range(depth):
-                        g = cf[nxt, e]
-                        if lo[g] >= chi[nxt, e] or hi[g] <= clo[nxt, e]:
-                            ok = False
-                            break
-                    if ok:
-                        gain[f] += val[nxt] - val[leaf]
-                        break
+                nxt, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+                tested += k
+                if nxt >= 0:
+                    gain[f] += val[nxt] - val[leaf]
                 if below:
                     hi[f] = keep
                 else:
