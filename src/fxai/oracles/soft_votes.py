@@ -215,7 +215,7 @@ class SoftVoteOracle(ScoreOracle):
         So where the solver does not pay (many classes: every constraint costs a second and
         1,000 conflicts another), the branch and bound does nearly all the work."""
         enc, c = self._enc, self.index
-        fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
+        owner = enc.assumptions(mask, self._v)  # literal -> its column
         work, conflicts = WORK, CONFLICTS
         spent = [0.0, 0.0]  # CPU s of the branch and bound and of the solver
         rivals, stacks = list(self._rivals), {}  # the branch and bound resumes per rival
@@ -241,7 +241,7 @@ class SoftVoteOracle(ScoreOracle):
             if sel is False:
                 return super()._search(mask)
             t1 = time.process_time()
-            found = solve(enc.solver, [*fixed, sel, enc.cuts(c)], self, conflicts)
+            found = solve(enc.solver, [*owner, sel, enc.cuts(c)], self, conflicts)
             enc.cost["solve"][0] += time.process_time() - t1
             enc.cost["solve"][1] += conflicts
             spent[1] += time.process_time() - t0
@@ -251,9 +251,7 @@ class SoftVoteOracle(ScoreOracle):
             if found is False:
                 wins[1] += 1
                 if len(rivals) == len(self._rivals):  # the solver's proof covers every rival
-                    owner = {lit: self._used[f] for f in np.flatnonzero(mask)
-                             for lit in enc.fixed(f, int(self._v[f]))}
-                    self._core = {owner[lit] for lit in enc.solver.get_core() or ()
+                    self._core = {self._used[owner[lit]] for lit in enc.solver.get_core() or ()
                                   if lit in owner}
                 return None
             model = {v for v in enc.solver.get_model() if v > 0}

@@ -104,6 +104,11 @@ class Intervals:
         out = [self.y[f][k]] if k > 0 else []
         return out + ([-self.y[f][k + 1]] if k + 1 < self.size[f] else [])
 
+    def assumptions(self, mask: np.ndarray, v: np.ndarray) -> dict[int, int]:
+        """The literals that put every column of ``mask`` in its interval ``v[f]``, each
+        mapped to its column (a solver's core names the columns it used)."""
+        return {lit: int(f) for f in np.flatnonzero(mask) for lit in self.fixed(int(f), int(v[f]))}
+
     def interval(self, model: set[int], f: int) -> int:
         return sum(1 for v in self.y[f][1:] if v in model)
 
@@ -213,19 +218,17 @@ class VoteOracle(ScoreOracle):
         sel = enc.rival(self.index, self._rivals)
         if sel is None:
             return set()
-        owner = {lit: f for f in fixed if self._col[f] >= 0
-                 for lit in enc.fixed(int(self._col[f]), int(self._v[self._col[f]]))}
+        owner = enc.assumptions(self._fixed_mask(fixed), self._v)
         if solve(enc.solver, [*owner, sel], self):
             return None
-        return {owner[lit] for lit in enc.solver.get_core() or () if lit in owner}
+        return {self._used[owner[lit]] for lit in enc.solver.get_core() or () if lit in owner}
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         enc = self._enc
         sel = enc.rival(self.index, self._rivals)
         if sel is None:
             return None
-        fixed = [lit for f in np.flatnonzero(mask) for lit in enc.fixed(f, int(self._v[f]))]
-        if not solve(enc.solver, [*fixed, sel], self):
+        if not solve(enc.solver, [*enc.assumptions(mask, self._v), sel], self):
             return None
         model = {v for v in enc.solver.get_model() if v > 0}
         return np.array([enc.interval(model, f) for f in range(len(self._used))],
