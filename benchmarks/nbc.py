@@ -22,8 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from fxai.commands.nbc_explain import pick_instances
-from fxai.commands.nbc_train import read_prepared, read_split
+from fxai.experiments.nbc import pick_instances, read_prepared, read_split
 from fxai.explain.paxp import approx_paxp
 from fxai.models import nbc
 from fxai.oracles.nbc import NBCOracle

@@ -9,7 +9,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: every top-level module and subpackage of fxai, bottom first; a module may import from its
 #: own layer and those below (models <- oracles <- explain/verify/attribution <- report <-
-#: commands <- cli)
+#: experiments <- commands <- cli)
 LAYERS = [
     ["fxai", "errors", "argtypes", "version", "values"],  # fxai: the package's __init__
     ["files"],
@@ -17,6 +17,7 @@ LAYERS = [
     ["oracles", "runfile"],
     ["explain", "verify", "attribution"],
     ["report"],
+    ["experiments"],
     ["commands"],
     ["forkclient"],
     ["cli", "cluster"],

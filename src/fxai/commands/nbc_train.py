@@ -4,42 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive
-from fxai.errors import DataError
-
-if TYPE_CHECKING:
-    import numpy as np
+from fxai.experiments.nbc import read_prepared, read_split
 
 log = logging.getLogger("fxai.nbc")
-
-
-def read_prepared(csv: str | Path) -> tuple[np.ndarray, np.ndarray, list[int], str]:
-    """``(X, y, domain sizes, dataset name)`` of ``data/prepared/<ds>.csv``.
-
-    The NBC needs every feature categorical, binary or discretised, and two or more classes.
-    """
-    from fxai.data import prepared
-
-    csv = Path(csv)
-    p = prepared.load(csv.stem, csv.parent)
-    numeric = [f["name"] for f in p.domains if f["type"] == "numeric"]
-    if numeric:
-        raise DataError(f"{csv}: the NBC needs categorical/discretised features; numeric: "
-                         f"{numeric[:5]} (use a discretised variant of the dataset)")
-    if len(p.classes) < 2:
-        raise DataError(f"{csv}: the NBC needs two or more classes; {len(p.classes)} found")
-    return p.X, p.y, [len(f["values"]) for f in p.domains], p.name
-
-
-def read_split(path: str | Path, n_rows: int | None = None) -> tuple[list[int], list[int]]:
-    """``(train, test)`` row ids of a split file (checked against ``n_rows`` when given)."""
-    from fxai.data import prepared
-
-    train, test = prepared.load_split(path, n_rows)
-    return [int(i) for i in train], [int(i) for i in test]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
