@@ -30,8 +30,8 @@ import pandas as pd
 from pysat.solvers import Solver
 
 from fxai import explain
-from fxai.commands.xpg_explain import select_instances
 from fxai.data.prepared import finite_domains, load
+from fxai.experiments.xpg import select_instances
 from fxai.models.dtree import from_sklearn
 from fxai.oracles.xpg import XpGOracle
 

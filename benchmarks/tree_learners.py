@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai.commands.xpg_train import published_size
 from fxai.data.prepared import load, load_split
+from fxai.experiments.xpg import published_size
 from fxai.models.dtree import train_dt, train_dt_sized
 from fxai.report.reference import load as load_reference
 from fxai.report.tables import alias_map

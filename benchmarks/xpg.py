@@ -19,8 +19,8 @@ import joblib
 import numpy as np
 import pandas as pd
 
-from fxai.commands.xpg_explain import select_instances
 from fxai.data.prepared import finite_domains, load
+from fxai.experiments.xpg import select_instances
 from fxai.explain.marco import Marco
 from fxai.models.dtree import from_sklearn
 from fxai.models.obdd import OBDD

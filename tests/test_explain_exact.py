@@ -17,8 +17,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from fxai import explain, oracles
 from fxai.cli import main
-from fxai.commands.xpg_explain import select_instances
 from fxai.data.prepared import finite_domains, load
+from fxai.experiments.xpg import select_instances
 from fxai.models.dlist import DecisionList, Rule
 from fxai.models.dtree import from_sklearn
 from fxai.models.obdd import OBDD

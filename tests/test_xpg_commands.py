@@ -10,9 +10,8 @@ import pandas as pd
 import pytest
 
 from fxai.cli import main
-from fxai.commands.xpg_explain import explain_row, select_instances
-from fxai.commands.xpg_table import build, summarise
 from fxai.data.prepare import write_prepared as fxai_write_prepared
+from fxai.experiments.xpg import build, explain_row, select_instances, summarise
 from fxai.runfile import run_records
 from fxai.version import code_version
 
@@ -216,10 +215,10 @@ def test_a_failure_mid_run_is_raised_not_recorded_and_the_rerun_resumes(
 def test_missing_reasons_do_not_depend_on_the_working_directory(tmp_path, monkeypatch):
     """Published rows we lack get their reason from any cwd (the checkout's reference CSVs
     when ./data/reference is absent, as write_table reads them; issue 18)."""
-    from fxai.commands.xpg_table import _reasons
+    from fxai.experiments.xpg import missing_reasons
 
     monkeypatch.chdir(tmp_path)
-    reasons = _reasons("xpg_table1_obdd", {"mux6"}, "not run")
+    reasons = missing_reasons("xpg_table1_obdd", {"mux6"}, "not run")
     assert len(reasons) >= 10 and set(reasons.values()) == {"not run"}
 
 

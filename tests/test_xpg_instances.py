@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from fxai.cli import main
-from fxai.commands.xpg_instances import sample_size
+from fxai.experiments.xpg import sample_size
 
 ROOT = Path(__file__).resolve().parents[1]
 

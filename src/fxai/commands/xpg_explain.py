@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import argparse
 import logging
-import math
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive, positive_int, share
+from fxai.experiments.xpg import explain_row, load_graph, select_instances
 from fxai.runfile import RunWriter, load_input
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 LOG = logging.getLogger("fxai.xpg")
 
@@ -43,71 +42,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=count, required=True)
 
 
-def select_instances(X: np.ndarray, max_rows_all: int, fraction: float, seed: int,
-                     cap: int | None = None) -> list[int]:
-    """Row ids of the distinct rows (first occurrence); a seeded ``fraction`` of them, rounded
-    up, when more than ``max_rows_all`` (the reading of the XpG paper's rule that reproduces
-    most published #TI, docs/fidelity.md); then at most ``cap`` of those (seeded), sorted."""
-    import numpy as np
-
-    _, first = np.unique(X, axis=0, return_index=True)
-    ids = np.sort(first)
-    rng = np.random.default_rng(seed)
-    if len(ids) > max_rows_all:
-        ids = np.sort(rng.choice(ids, size=math.ceil(fraction * len(ids)), replace=False))
-    if cap is not None and len(ids) > cap:
-        ids = np.sort(rng.choice(ids, size=cap, replace=False))
-    return [int(i) for i in ids]
-
-
-def _load_graph(family: str, path: str, data, doms):
-    """``(model, graph)``: the sklearn tree and its XpG, or the OBDD and its XpG."""
-    from fxai.models import load as load_model
-    from fxai.models.dtree import from_sklearn
-
-    model = load_model(path, data.n_features, family=family)
-    if family == "dt":
-        return model, from_sklearn(model, domains=doms)
-    return model, model.to_graph()
-
-
-def explain_row(family: str, model, graph, doms, x: list, time_limit: float,
-                clock: str = "cpu") -> dict:
-    """All AXps and CXps of one instance (MARCO over the XpG, ``time_limit`` seconds of
-    ``clock``) and their independent check.
-
-    ``verified`` is None when nothing was found to check (e.g. a time limit hit before the
-    first explanation); ``checked`` counts the explanations checked.
-    """
-    from fxai.explain.marco import Marco
-    from fxai.oracles.xpg import XpGOracle
-    from fxai.verify.xpg import BDDChecker, TreeChecker, check
-
-    t0, c0 = time.perf_counter(), time.process_time()
-    o = XpGOracle(graph, x)
-    m = Marco(o, target="axp", time_limit=time_limit, clock=clock)
-    events = [[round(e.t, 6), e.kind, list(e.features)] for e in m]
-    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-    if family == "dt":
-        chk = TreeChecker(model, x, doms)
-        ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
-                        chk.all_cxps() if m.complete else None, m.complete)
-    else:
-        chk = BDDChecker(model, x)
-        ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps, complete=m.complete)
-    if chk.prediction != o.prediction:
-        ok, why = False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
-    checked = len(m.axps) + len(m.cxps)
-    rec = {"prediction": _plain(o.prediction), "status": "done" if m.complete else "timeout",
-           "time_s": elapsed, "cpu_s": cpu, "clock": clock,
-           "verified": ok if checked or not ok else None, "checked": checked,
-           "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps],
-           "events": events, "oracle_calls": o.calls}
-    if why != "ok":
-        rec["verify_note"] = why
-    return rec
-
-
 def explain_all(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -118,7 +52,7 @@ def explain_all(args: argparse.Namespace) -> int:
                       f"{args.dataset}")
     doms = finite_domains(data.domains)
     X = data.X
-    model, graph = load_input(lambda p: _load_graph(args.family, p, data, doms), args.model,
+    model, graph = load_input(lambda p: load_graph(args.family, p, data, doms), args.model,
                               f"{args.family} model")
     if args.family == "dt" and X.dtype.kind == "f":  # the values sklearn's tree compares
         X = X.astype(np.float32).astype(float)
@@ -139,10 +73,6 @@ def explain_all(args: argparse.Namespace) -> int:
             run.write(rec, explanations=rec["checked"])
     LOG.info("%s (%s): %d runs failed their check", args.dataset, args.family, n_bad)
     return 0
-
-
-def _plain(v):
-    return v.item() if hasattr(v, "item") else v
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,12 +11,12 @@ missing-value handling), each with the 30 % rounded or rounded up (as scikit-lea
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.argtypes import positive_int, share
 from fxai.errors import DataError
+from fxai.experiments.xpg import counts, sample_size
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,37 +41,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fraction", type=share, required=True)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--name", default="xpg_instances")
-
-
-def sample_size(n: int, max_rows_all: int, fraction: float, up: bool) -> int:
-    """Instances the paper's rule explains out of ``n`` rows (30 % above ``max_rows_all``)."""
-    if n <= max_rows_all:
-        return n
-    return math.ceil(fraction * n - 1e-9) if up else int(round(fraction * n))
-
-
-def counts(ds: str, prepared: Path, raw_root: Path, registry,
-           order: tuple[str, ...]) -> dict[str, int | None]:
-    """Row counts of a dataset under each reading of "rows" (None: raw table unavailable)."""
-    import pandas as pd
-
-    from fxai.data.prepare import raw_table, source_of
-
-    table = pd.read_csv(prepared / f"{ds}.csv")
-    feats = table.drop(columns="target")
-    out: dict[str, int | None] = {"rows": len(table),
-                                  "distinct_rows": len(table.drop_duplicates()),
-                                  "distinct_x": len(feats.drop_duplicates())}
-    entry = registry.entry(ds)
-    try:
-        source = source_of(entry, order)
-        raw_dir = raw_root / registry.root(ds) if source == "files" else None
-        raw, _, _ = raw_table(entry, source, raw_dir)
-        kept = [c for c in raw.columns if c != "target" and c not in entry.get("drop", [])]
-        out["raw_distinct_x"] = len(raw[kept].drop_duplicates())
-    except (DataError, KeyError):  # image/text entries have no raw table of features
-        out["raw_distinct_x"] = None
-    return out
 
 
 def build(args: argparse.Namespace) -> pd.DataFrame:

@@ -20,17 +20,11 @@ import argparse
 from typing import TYPE_CHECKING
 
 from fxai.argtypes import positive_int
-from fxai.errors import DataError
+from fxai.experiments.xpg import TIME, build, missing_reasons
 from fxai.files import read_json
-from fxai.runfile import iter_run
-from fxai.version import stamped
 
 if TYPE_CHECKING:
-    import numpy as np
-    import pandas as pd
-
-
-TIME = {"cpu": "cpu_s", "wall": "time_s"}  # the record field of each clock
+    pass
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,121 +41,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--clock", choices=sorted(TIME), required=True,
                    help="the clock the runs' time limit used (xpg.clock); a run file of "
                         "another clock is refused")
-
-
-def slim(record: dict) -> dict:
-    """The numbers of one run record the table uses: status, verified, times, and per kind of
-    explanation its count and mean length (the explanations and events are dropped)."""
-    import numpy as np
-
-    out = {k: record[k] for k in ("status", "verified", "time_s", "cpu_s") if k in record}
-    for key in ("axps", "cxps"):
-        xs = record.get(key) or []
-        out[f"n_{key}"] = len(xs)
-        out[f"{key}_len"] = float(np.mean([len(e) for e in xs])) if xs else None
-    return out
-
-
-def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
-              clock: str = "cpu", time_limit: float | None = None) -> dict:
-    """One table row from the (slim) run records of one dataset and its model's meta; times
-    on ``clock``, timed-out instances censored at ``time_limit`` (``time_avg_lb_s``)."""
-    import numpy as np
-
-    records = [r if "n_axps" in r else slim(r) for r in records]
-    nf = meta["n_features"]
-    ok = [r for r in records if r["status"] == "done"]
-    na = np.array([r["n_axps"] for r in ok]) if ok else np.zeros(0)
-    nc = np.array([r["n_cxps"] for r in ok]) if ok else np.zeros(0)
-    times = np.array([r[TIME[clock]] for r in ok]) if ok else np.zeros(0)
-    n_out = sum(r["status"] == "timeout" for r in records)
-
-    def len_pct(key: str) -> float:
-        per = [r[f"{key}_len"] for r in ok if r[f"{key}_len"] is not None]
-        return round(100 * float(np.mean(per)) / nf, 1) if per else float("nan")
-
-    def stat(a: np.ndarray, f, nd: int = 2) -> float:
-        return round(float(f(a)), nd) if a.size else float("nan")
-
-    row = {"dataset": meta["dataset"], "n_features": nf, "n_instances": len(records)}
-    if family == "dt":
-        row["depth"] = meta["depth"]
-    row["n_nodes"] = meta["n_nodes"]
-    if family == "dt":
-        row["target_depth"] = meta.get("target_depth")  # the sized learner's targets
-        row["target_nodes"] = meta.get("target_nodes")
-        if "optimal" in meta:  # the optimal learner: proven optimal, or whose tree it kept
-            row["optimal"], row["tree_from"] = meta["optimal"], meta["tree_from"]
-    row["features_used"] = meta.get("features_used")
-    if family == "dt":
-        row["thresholds"] = meta.get("thresholds")
-    row |= {
-        "train_acc_pct": round(100 * meta["accuracy_train"], 1),
-        "test_acc_pct": round(100 * meta["accuracy_test"], 1),
-        "xps_avg": stat(na + nc, np.mean),
-        "axp_max": stat(na, np.max, 0), "axp_min": stat(na, np.min, 0),
-        "axp_avg": stat(na, np.mean), "axp_len_pct": len_pct("axps"),
-        "cxp_max": stat(nc, np.max, 0), "cxp_min": stat(nc, np.min, 0),
-        "cxp_avg": stat(nc, np.mean), "cxp_len_pct": len_pct("cxps"),
-        "time_total_s": stat(times, np.sum, 3), "time_max_s": stat(times, np.max, 4),
-        "time_min_s": stat(times, np.min, 4), "time_avg_s": stat(times, np.mean, 4),
-        "time_avg_lb_s": censored_mean(times, n_out, time_limit),
-        "verified_pct": round(100 * sum(r["verified"] is True for r in records)
-                              / max(len(records), 1), 1),
-        "timeouts": n_out,
-        "errors": sum(r["status"] == "error" for r in records),
-        "capped": cap is not None and len(records) >= cap,
-        "time_clock": clock,
-    }
-    return row
-
-
-def censored_mean(times: np.ndarray, n_censored: int, limit: float | None) -> float:
-    """A lower bound of the mean time over all instances: the finished ones at their time,
-    the ``n_censored`` timed-out ones at the ``limit`` (they ran at least that long)."""
-    n = times.size + n_censored
-    if not n or (n_censored and limit is None):
-        return float("nan")
-    return round((float(times.sum()) + n_censored * (limit or 0.0)) / n, 4)
-
-
-def run_clock(path: str, head: dict, clock: str | None) -> str:
-    """The clock of a run file's time limit (files written before ``clock`` was a setting
-    ran on the wall clock); one other than ``clock`` is an error naming the file."""
-    used = head.get("settings", {}).get("clock", "wall")
-    if clock is not None and used != clock:
-        raise DataError(f"{path}: its time limit ran on the {used} clock, the table is on the "
-                        f"{clock} clock (xpg.clock); rerun xpg_explain")
-    return used
-
-
-def build(runs: list[str], metas: list[str], family: str, cap: int | None,
-          clock: str | None = None) -> tuple[pd.DataFrame, list[set[str]]]:
-    """The table (times on ``clock``; None: the runs' own) and, per row, the code versions
-    of its run file and model."""
-    import pandas as pd
-
-    if len(runs) != len(metas):
-        raise SystemExit(f"{len(runs)} run files but {len(metas)} meta files")
-    rows, versions = [], []
-    for run_path, meta_path in zip(runs, metas, strict=True):
-        meta = read_json(meta_path, "model meta file")
-        if not isinstance(meta, dict) or meta.get("family") != family or "n_features" not in meta:
-            raise DataError(f"{meta_path}: not the meta file of a {family} model (family "
-                            f"{meta.get('family') if isinstance(meta, dict) else None!r}); "
-                            f"pass the <ds>.meta.json xpg-train --family {family} writes")
-        head, records = iter_run(run_path, "xpg-explain")
-        used = run_clock(run_path, head, clock)
-        kept = []
-        for r in records:  # one record in memory at a time
-            if r.get("model") != family:
-                raise DataError(f"{run_path}: a run of a {r.get('model')!r} model, not of a "
-                                f"{family}; pass the runs of xpg-explain --family {family}")
-            kept.append(slim(r))
-        rows.append(summarise(kept, meta, family, cap, used,
-                              head.get("settings", {}).get("time_limit")))
-        versions.append({stamped(head), stamped(meta)})
-    return pd.DataFrame(rows), versions
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         caption += f" At most {args.max_instances} instances per dataset (capped = true)."
     reasons = None
     if args.reference:
-        reasons = _reasons(args.reference, set(df["dataset"]) if len(df) else set(),
+        reasons = missing_reasons(args.reference, set(df["dataset"]) if len(df) else set(),
                            args.missing_reason)
     write_table(df, args.name, args.out_dir, reference=args.reference,
                 missing_reason=reasons, caption=caption, code_versions=versions)
@@ -193,16 +72,3 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reasons(reference: str, have: set[str], why: str) -> dict[str, str]:
-    import pandas as pd
-
-    from fxai.report.reference import reference_dir
-    from fxai.report.tables import alias_map
-
-    path = reference_dir() / f"{reference}.csv"  # where write_table reads it too
-    if not path.exists():
-        return {}
-    aliases = alias_map()
-    ours = {aliases.get(d.lower(), d) for d in have}
-    ref = pd.read_csv(path)["dataset"]
-    return {d: why for d in ref if aliases.get(d.lower(), d) not in ours}
