@@ -26,7 +26,7 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.model_selection import train_test_split
 
 from fxai import explain, oracles
-from fxai.commands.ffa_run import run_instance
+from fxai.experiments.ffa import run_instance
 from fxai.metrics.curves import instance_curves, sample
 from fxai.models import boosted
 

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from fxai import explain
-from fxai.commands.ffa_run import in_own_process, run_instance
 from fxai.data.split import pick_instance
+from fxai.experiments.ffa import run_instance
+from fxai.experiments.process import in_own_process
 from fxai.metrics.curves import instance_curves
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
 

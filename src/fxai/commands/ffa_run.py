@@ -14,25 +14,16 @@ from __future__ import annotations
 import argparse
 import functools
 import logging
-import os
-import pickle
-import signal
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, nonnegative, positive, positive_int
 from fxai.errors import DataError
+from fxai.experiments.ffa import METHODS, run_instance
+from fxai.experiments.process import in_own_process
 from fxai.runfile import RunWriter
 from fxai.version import code_version
 
-if TYPE_CHECKING:
-    from fxai import explain
-    from fxai.oracles.base import Oracle
-
 LOG = logging.getLogger("fxai.ffa_run")
-METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,103 +51,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--switch-variant", choices=["paper", "code"], required=True)
     p.add_argument("--unit-cxps", action="store_true",
                    help="test every feature alone as a CXp first (the reference --unit-mcs)")
-
-
-def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = "cpu",
-                 switch: explain.SwitchRule | None = None, unit_cxps: bool = False,
-                 on_event: Callable[[list], None] | None = None) -> dict:
-    """Enumerate with ``method``, passing each event ``[t, kind, features]`` to ``on_event``
-    as it is found; return the result fields."""
-    from fxai import explain
-    from fxai.explain.marco import CLOCKS
-
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
-    # prime the oracle outside the clock (compilation, caches), as the reference code does
-    o.counterexample(set(o.features))
-    o.counterexample(set())
-    calls0 = getattr(o, "calls", 0)
-    m = explain.Marco(o, target=METHODS[method], time_limit=time_limit, clock=clock,
-                      switch=switch, unit_cxps=unit_cxps)
-    events = []
-    clk = CLOCKS[clock]
-    start, start_wall = clk(), time.perf_counter()
-    for ev in m:
-        row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
-        events.append(row)
-        if on_event is not None:
-            on_event(row)
-    elapsed, wall = clk() - start, time.perf_counter() - start_wall
-    axps = [list(a) for a in m.axps]
-    cxps = [list(c) for c in m.cxps]
-    return {
-        "method": method,
-        "status": "done" if m.complete else "timeout",
-        "time_s": round(elapsed, 6),
-        "wall_s": round(wall, 6),
-        "clock": clock,
-        "unit_cxps": unit_cxps,
-        "time_limit": time_limit,
-        "complete": m.complete,
-        "switched_at": m.switched_at,
-        "oracle_calls": getattr(o, "calls", 0) - calls0,
-        "n_axps": len(axps),
-        "n_cxps": len(cxps),
-        "axps": axps,
-        "cxps": cxps,
-        "ffa": ({str(f): v for f, v in explain.ffa_from_axps(axps).items()}
-                if m.complete else None),
-        "events": events,
-    }
-
-
-def in_own_process(fn: Callable[[], dict]) -> dict:
-    """``fn()`` run in a forked child process (where ``os.fork`` exists), its result pickled
-    back; an exception in the child is raised here. Each instance of a run file is then timed
-    in a process of its own, as when a job runs one instance: the heap left by the earlier
-    instances made the same enumeration up to ~15 % slower in CPU time (docs/benchmarks.md)."""
-    if not hasattr(os, "fork"):
-        return fn()
-    r, w = os.pipe()
-    # a SIGTERM during fork would be raised in fork's own hooks, which ignore exceptions:
-    # held until the fork is done; then the parent stops as usual and the child just ends
-    term = {signal.SIGTERM}
-    signal.pthread_sigmask(signal.SIG_BLOCK, term)
-    try:
-        pid = os.fork()
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, term)
-        raise
-    if pid == 0:  # child: never returns into the parent's code
-        code = 0
-        try:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's run-file handler
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, term)
-            try:
-                data = pickle.dumps((True, fn()))
-            except BaseException as e:  # noqa: BLE001 - passed to the parent, raised there
-                code, data = 1, pickle.dumps((False, e))
-            with os.fdopen(w, "wb") as fh:
-                fh.write(data)
-        finally:
-            os._exit(code)
-    os.close(w)
-    try:
-        with os.fdopen(r, "rb") as fh:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, term)
-            data = fh.read()
-    except BaseException:  # e.g. SIGTERM: the instance goes with this job
-        os.kill(pid, signal.SIGKILL)
-        raise
-    finally:
-        _, status = os.waitpid(pid, 0)
-    if not data:
-        raise RuntimeError(f"the process running the instance ended without a result "
-                           f"(wait status {status})")
-    ok, value = pickle.loads(data)
-    if not ok:
-        raise value
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

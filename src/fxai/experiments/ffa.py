@@ -1,0 +1,62 @@
+"""The anytime-FFA paper's experiment (Figures 1-10, Table 1): the per-instance driver, an
+enumeration by MARCO-A, MARCO-C or MARCO-S with its events as they are found."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fxai import explain
+    from fxai.oracles.base import Oracle
+
+METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
+
+
+def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = "cpu",
+                 switch: explain.SwitchRule | None = None, unit_cxps: bool = False,
+                 on_event: Callable[[list], None] | None = None) -> dict:
+    """Enumerate with ``method``, passing each event ``[t, kind, features]`` to ``on_event``
+    as it is found; return the result fields."""
+    from fxai import explain
+    from fxai.explain.marco import CLOCKS
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
+    # prime the oracle outside the clock (compilation, caches), as the reference code does
+    o.counterexample(set(o.features))
+    o.counterexample(set())
+    calls0 = getattr(o, "calls", 0)
+    m = explain.Marco(o, target=METHODS[method], time_limit=time_limit, clock=clock,
+                      switch=switch, unit_cxps=unit_cxps)
+    events = []
+    clk = CLOCKS[clock]
+    start, start_wall = clk(), time.perf_counter()
+    for ev in m:
+        row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
+        events.append(row)
+        if on_event is not None:
+            on_event(row)
+    elapsed, wall = clk() - start, time.perf_counter() - start_wall
+    axps = [list(a) for a in m.axps]
+    cxps = [list(c) for c in m.cxps]
+    return {
+        "method": method,
+        "status": "done" if m.complete else "timeout",
+        "time_s": round(elapsed, 6),
+        "wall_s": round(wall, 6),
+        "clock": clock,
+        "unit_cxps": unit_cxps,
+        "time_limit": time_limit,
+        "complete": m.complete,
+        "switched_at": m.switched_at,
+        "oracle_calls": getattr(o, "calls", 0) - calls0,
+        "n_axps": len(axps),
+        "n_cxps": len(cxps),
+        "axps": axps,
+        "cxps": cxps,
+        "ffa": ({str(f): v for f, v in explain.ffa_from_axps(axps).items()}
+                if m.complete else None),
+        "events": events,
+    }
