@@ -8,7 +8,7 @@ from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
 from fxai import explain, oracles
-from fxai.commands.cross_run import explain_instance, verify_record
+from fxai.experiments.cross import explain_instance, verify_record
 from fxai.verify.brute import BruteForceOracle, all_axps, all_cxps
 
 

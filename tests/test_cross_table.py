@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from fxai.commands import cross_table
+from fxai.experiments import cross
 from fxai.report import figures
 from fxai.runfile import iter_records, make_header
 
@@ -72,7 +73,7 @@ def test_tables_from_run_files(tmp_path: Path, runs: list[Path]) -> None:
 
 
 def test_heat_map_shows_the_table(tmp_path: Path, runs: list[Path], monkeypatch) -> None:
-    table = pd.DataFrame([cross_table.summarise(iter_records(p)) for p in runs])
+    table = pd.DataFrame([cross.summarise(iter_records(p)) for p in runs])
     drawn = []
     monkeypatch.setattr(figures, "_save", lambda fig, stem: drawn.append(fig) or [])
     figures.cross_algorithms(table, tmp_path / "x")

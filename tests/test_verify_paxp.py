@@ -11,7 +11,7 @@ from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
 
 from fxai import explain, oracles
-from fxai.commands.cross_run import explain_instance, verify_record
+from fxai.experiments.cross import explain_instance, verify_record
 from fxai.explain.paxp import approx_paxp
 from fxai.models.dlist import DecisionList, Rule
 from fxai.models.nbc import train

@@ -14,14 +14,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive, positive_int, probability
+from fxai.experiments.cross import (
+    PIPELINE_NO_PAXP,
+    REAL,
+    REAL_NO_PAXP,
+    TARGETS,
+    explain_instance,
+    explained,
+    verify_record,
+)
+from fxai.experiments.user import raw_frame
 from fxai.models import FAMILIES
 from fxai.runfile import RunWriter, load_input
 
 if TYPE_CHECKING:
-    from fxai.oracles.base import Oracle
+    pass
 
 LOG = logging.getLogger("fxai.cross_run")
-TARGETS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,113 +57,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="JSON Lines run file")
 
 
-PIPELINE_NO_PAXP = ("a Pipeline's columns are explained over the intervals and categories "
-                    "its model tells apart: no uniform measure over its raw values")
-REAL_NO_PAXP = ("the model's features are real (explained over the intervals its splits tell "
-                "apart): no uniform measure over their values")
-REAL = [f.name for f in FAMILIES.values() if f.real]  # cross runs over real features
-
-
-def counts(o: Oracle) -> bool:
-    """Does the oracle answer precision questions?"""
-    from fxai.oracles.base import Oracle
-
-    return type(o).precision is not Oracle.precision
-
-
-def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "cpu",
-                     no_paxp: str | None = None) -> dict:
-    """Run every algorithm on one oracle; the MARCO time limits and all times are seconds
-    of ``clock`` (``"cpu"``: process CPU time, ``"wall"``). ``no_paxp``: why ApproxPAXp
-    does not apply (recorded instead of running it).
-
-    One entailment call on the whole instance first primes the oracle (e.g. compiled
-    code) outside the clock, as the reference code's dummy call does.
-    """
-    from fxai import explain
-    from fxai.explain import linear
-    from fxai.explain.marco import CLOCKS
-    from fxai.explain.paxp import approx_paxp
-
-    now = CLOCKS[clock]
-
-    def timed(fn):
-        t0 = now()
-        out = fn()
-        return out, now() - t0
-
-    o.entails(o.features)
-    res: dict = {}
-    axp, t = timed(lambda: explain.find_axp(o))
-    res["axp"] = {"features": axp, "time_s": t}
-    cxp, t = timed(lambda: explain.find_cxp(o))
-    res["cxp"] = {"features": cxp, "time_s": t}
-    for name, target in TARGETS.items():
-        m = explain.Marco(o, target=target, time_limit=time_limit, clock=clock)
-        calls0 = o.calls
-        _, t = timed(lambda m=m: list(m))
-        res[name] = {"complete": m.complete, "time_s": t, "oracle_calls": o.calls - calls0,
-                     "switched_at": m.switched_at,
-                     "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps]}
-    full = [res[n] for n in TARGETS if res[n]["complete"]]
-    route = None  # trees: duality; binary NBCs: the linear enumeration (both exact, fast)
-    if explain.has_duality(o) or linear.applies(o):
-        route = explain.all_xps(o, time_limit=time_limit, clock=clock)
-        route = route if route.complete else None
-    if route or full:
-        axps = route.axps if route else full[0]["axps"]
-        sets = {frozenset(map(tuple, r["axps"])) for r in full} | {frozenset(map(tuple, axps))}
-        exact = explain.ffa_from_axps(axps)
-        res["ffa"] = {"exact": {str(f): v for f, v in exact.items()},
-                      "route": route.method if route else "marco",
-                      "methods_agree": len(sets) == 1}
-    if no_paxp is not None:
-        res["approx_paxp_skipped"] = no_paxp
-    elif counts(o):
-        sound = hasattr(o, "precision_at_least")  # NBC: the scaled DP is not the model's count
-        try:
-            r, t = timed(lambda: approx_paxp(o, delta, seed=axp, sound=sound))
-        except NotImplementedError as err:  # e.g. real-valued features: no uniform measure
-            res["approx_paxp_skipped"] = str(err)
-        else:
-            res["approx_paxp"] = {"delta": delta, "features": r.features, "sound": sound,
-                                  "precision_algorithm": r.precision, "time_s": t}
-    return res
-
-
-def explained(res: dict) -> tuple[list[tuple], list[tuple]]:
-    """The distinct AXps and CXps any algorithm reported for one instance."""
-    axps = {tuple(res["axp"]["features"])} | {tuple(a) for n in TARGETS for a in res[n]["axps"]}
-    cxps = {tuple(c) for n in TARGETS for c in res[n]["cxps"]}
-    if res["cxp"]["features"] is not None:
-        cxps.add(tuple(res["cxp"]["features"]))
-    return sorted(axps), sorted(cxps)
-
-
-def verify_record(res: dict, model, x, domains, vote: str | None = None) -> bool:
-    """Every AXp and CXp any algorithm reported, checked by the family's own checker; the
-    ApproxPAXp by :func:`fxai.verify.paxp.check_approx_paxp` (a subset of the AXp,
-    precision ≥ δ and below δ after any single removal, counted exactly and independently;
-    the algorithm's own precision, if any, must match). Adds to the ApproxPAXp record the
-    checked ``precision`` (exact, or the midpoint of a bracket of half-width
-    ``precision_err``) and its ``verified`` (None: too close to δ to decide)."""
-    from fxai import verify
-    from fxai.verify.paxp import check_approx_paxp, precision_counter
-
-    axps, cxps = explained(res)
-    ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains, vote=vote)
-    ok = all(ok_a) and all(ok_c)
-    if "approx_paxp" in res:
-        p = res["approx_paxp"]
-        counter = precision_counter(model, x, domains)
-        p["verified"], (lo, hi) = check_approx_paxp(counter, res["axp"]["features"],
-                                                    p["features"], p["delta"],
-                                                    p["precision_algorithm"])
-        p["precision"], p["precision_err"] = float((lo + hi) / 2), float((hi - lo) / 2)
-        ok = ok and p["verified"] is True
-    return bool(ok)
-
-
 def run(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -165,8 +67,6 @@ def run(args: argparse.Namespace) -> int:
     from fxai.models import load as load_model
     from fxai.models.kinds import is_kind
     from fxai.values import plain
-
-    from .user_model import raw_frame
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     data = load_input(lambda p: load(args.dataset, p), args.prepared,
