@@ -175,7 +175,7 @@ def test_audit_rule_passes_every_config_value_through_params():
 
 
 def test_incomplete_or_unverified_ground_truth_is_excluded_from_every_rate():
-    from fxai.commands.audit_table import rows_of, summarise
+    from fxai.experiments.audit import rows_of, summarise
 
     score = {"values": [1.0, 0.0], "time_s": 0.001, "irrelevant_ge": True,
              "irrelevant_gt": True, "top_irrelevant": True, "relevant_zero": True,

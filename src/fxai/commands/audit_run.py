@@ -17,24 +17,26 @@ Shapley values is a seeded sample of training rows. One JSON line per instance t
 from __future__ import annotations
 
 import argparse
-import itertools
 import logging
 import time
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.argtypes import count, positive, positive_int
+from fxai.experiments.audit import (
+    BUILTIN,
+    FORMAL,
+    audit_instance,
+    background,
+    plan,
+    score_functions,
+)
 from fxai.runfile import RunWriter, load_input
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 LOG = logging.getLogger("fxai.audit_run")
-FORMAL = ("ffa", "holler_packel", "deegan_packel", "responsibility")
-BUILTIN = ("shapley", "shapley_background", "shap", "lime") + FORMAL
-
-
 def _scores(text: str) -> list[str]:
     names = [s for s in text.split(",") if s]
     bad = [s for s in names if s not in BUILTIN]
@@ -83,105 +85,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the expected numeric class")
     p.add_argument("--seed", type=count, required=True)
     p.add_argument("--out", required=True, help="JSON Lines run file")
-
-
-def feature_space(domains: list) -> list[tuple] | None:
-    """Every point of a finite feature space in lexicographic order (None if a feature is
-    real-valued)."""
-    if any(d is None for d in domains):
-        return None
-    return list(itertools.product(*domains))
-
-
-def plan(args, data, domains) -> tuple[str, list[int], list[list]]:
-    """(``"all"`` or ``"test"``, instance ids, their feature values)."""
-    from fxai.data.prepared import load_split
-    from fxai.data.split import pick_instance
-
-    space = feature_space(domains) if args.points == "all" else None
-    if space is not None and len(space) <= args.max_points:
-        return "all", list(range(len(space))), [list(p) for p in space]
-    _, test = load_input(load_split, args.split, "split")
-    rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
-    return "test", rows, [[v.item() for v in data.X[r]] for r in rows]
-
-
-def background(args, data) -> np.ndarray:
-    import numpy as np
-
-    from fxai.data.prepared import load_split
-
-    train, _ = load_input(load_split, args.split, "split")
-    rng = np.random.default_rng(args.seed)
-    ids = np.sort(np.asarray(train, dtype=int))
-    pick = rng.choice(ids, size=min(args.background, ids.size), replace=False)
-    return data.X[np.sort(pick)].astype(float)
-
-
-def score_functions(args, model, predict, domains, bg, names) -> dict:
-    """name -> f(oracle, x) for the non-formal scores."""
-    from fxai import attribution
-    from fxai.attribution import heuristic
-
-    fns = {
-        "shapley": lambda o, x: attribution.shapley(o, predict=predict, domains=domains,
-                                                    value=args.shapley_value),
-        "shapley_background": lambda o, x: attribution.shapley(o, bg, predict=predict,
-                                                               value=args.shapley_value),
-        "shap": lambda o, x: heuristic.shap_score(model, bg, x, names, seed=args.seed),
-        "lime": lambda o, x: heuristic.lime_score(model, bg, x, names, seed=args.seed,
-                                                  samples=args.lime_samples),
-    }
-    out = {n: fns[n] for n in args.scores if n in fns}
-    for spec in args.user_score:
-        fn = heuristic.load_score(spec)
-        out[spec] = partial(_user, spec, fn, model, bg, names)
-    return out
-
-
-def _user(spec, fn, model, bg, names, o, x):
-    import numpy as np
-
-    from fxai.attribution import heuristic
-
-    return heuristic.check_scores(spec, fn(model, bg.copy(), np.asarray(x), list(names)),
-                                  len(x))
-
-
-def audit_instance(o, x, fns: dict, formal: list[str], time_limit: float) -> dict:
-    """Relevancy, then every score with its CPU time and measures (see the module)."""
-    from fxai import attribution
-    from fxai.attribution.measures import disagreement
-
-    t0 = time.process_time()
-    r = attribution.relevant(o, time_limit=time_limit, clock="cpu")
-    rec = {"relevant": r.features, "complete": r.complete, "method": r.method,
-           "axps": [list(a) for a in r.axps], "cxps": [list(c) for c in r.cxps],
-           "xp_time_s": time.process_time() - t0}
-    ffa = attribution.indices(r.axps, r.cxps)["ffa"] if r.complete else None
-    scores: dict = {}
-    for name, fn in fns.items():
-        t0 = time.process_time()
-        try:
-            values = [float(v) for v in fn(o, x)]
-        except (ValueError, NotImplementedError) as err:
-            if name not in ("shapley", "shapley_background"):
-                raise
-            scores[name] = {"skipped": str(err)}  # no exact route for this model
-            continue
-        scores[name] = {"values": values, "time_s": time.process_time() - t0}
-    if r.complete:
-        t0 = time.process_time()
-        idx = attribution.indices(r.axps, r.cxps)
-        t = (time.process_time() - t0) / max(1, len(idx))
-        for name in formal:
-            scores[name] = {"values": [idx[name].get(f, 0.0) for f in range(len(x))],
-                            "time_s": t + rec["xp_time_s"]}
-    for s in scores.values():
-        if "values" in s:
-            s.update(disagreement(s["values"], r.features, ffa) if r.complete else {})
-    rec["scores"] = scores
-    return rec
 
 
 def run(args: argparse.Namespace) -> int:

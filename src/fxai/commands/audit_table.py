@@ -13,15 +13,15 @@ and never in a rate. Figures (``--figures-dir``): ``audit_gap`` and ``audit_disa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fxai.experiments.audit import SHORT, rows_of, summarise
 from fxai.files import write_atomic
 from fxai.runfile import iter_records
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 
 CAPTION = ("Attribution scores against formal ground truth (relevancy: a feature is in some "
@@ -33,61 +33,10 @@ CAPTION = ("Attribution scores against formal ground truth (relevancy: a feature
            "scores non-zero (*irr_nonzero*). *gap*: mean of (min relevant - max irrelevant) / "
            "max |score|. *tau*, *rbo*: mean rank agreement of |score| with exact FFA. *ms*: "
            "mean CPU time per instance. No column is published.")
-SHORT = {"irrelevant_ge": "irr_ge_pct", "irrelevant_gt": "irr_gt_pct",
-         "top_irrelevant": "top_irr_pct", "relevant_zero": "rel_zero_pct",
-         "irrelevant_nonzero": "irr_nonzero_pct"}
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", help="audit-run JSON Lines files")
     p.add_argument("--out-dir", required=True)
     p.add_argument("--figures-dir", help="also draw audit_gap and audit_disagreement here")
-
-
-def rows_of(rec: dict) -> Iterable[dict]:
-    """The tidy rows (one per score) of one audit-run record."""
-    from fxai.attribution.measures import FLAGS
-
-    truth = rec.get("status") == "done" and bool(rec.get("verified"))
-    base = {"family": rec["model"], "dataset": rec["dataset"], "instance": rec["instance"],
-            "points": rec.get("points"), "prediction": rec.get("prediction"),
-            "status": rec.get("status"), "verified": rec.get("verified"),
-            "ground_truth": truth, "n_features": len(rec["x"]),
-            "n_relevant": len(rec.get("relevant") or [])}
-    for name, s in (rec.get("scores") or {}).items():
-        row = base | {"score": name}
-        if "skipped" in s:
-            yield row | {"skipped": s["skipped"]}
-            continue
-        row["time_ms"] = 1000 * s["time_s"]
-        for k in (*FLAGS, "gap", "kendall_tau", "rbo"):
-            row[k] = s.get(k) if truth else None
-        yield row
-
-
-def _pct(col: pd.Series) -> float:
-    vals = col.dropna().astype(bool)
-    return float(100 * vals.mean()) if len(vals) else float("nan")
-
-
-def summarise(tidy: pd.DataFrame) -> pd.DataFrame:
-    """One row per (family, dataset, score) of the tidy table (see the module)."""
-    import pandas as pd
-
-    out = []
-    done = tidy[tidy.get("skipped", pd.Series(index=tidy.index, dtype=object)).isna()]
-    for (fam, ds, score), g in done.groupby(["family", "dataset", "score"], sort=True):
-        truth = g[g["ground_truth"]]
-        row = {"family": fam, "dataset": ds, "score": score, "instances": len(truth),
-               "excluded": len(g) - len(truth)}
-        for k, short in SHORT.items():
-            row[short] = _pct(truth[k])
-        for k in ("gap", "kendall_tau", "rbo"):
-            vals = truth[k].dropna().astype(float)
-            row[k] = float(vals.mean()) if len(vals) else float("nan")
-        row["ms"] = float(g["time_ms"].mean())
-        out.append(row)
-    return pd.DataFrame(out)
 
 
 def run(args: argparse.Namespace) -> int:
