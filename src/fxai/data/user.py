@@ -126,3 +126,36 @@ def prepare_user(spec: dict[str, Any], out_dir: str | Path) -> Path:
     doc["file"] = {"path": str(spec["path"]),
                    "sha256": spec.get("sha256") or sha256_of(spec["path"])}  # checked above
     return write_prepared(table, doc, out_dir)
+
+
+def read_rows(path: str | Path, target: str | None, must: bool) -> pd.DataFrame:
+    """The CSV as a DataFrame (text columns categorical), ``target`` dropped (it ``must``
+    be there, or may)."""
+    try:
+        check_header(path, "the CSV")
+        df = pd.read_csv(path)
+    except DataError:
+        raise
+    except (OSError, ValueError) as e:
+        raise DataError(f"cannot read the CSV {path}: {e}") from None
+    if target is not None and (must or target in df.columns):
+        if target not in df.columns:
+            raise DataError(f"{path}: no column {target!r} (columns: {list(df.columns)})")
+        df = df.drop(columns=[target])
+    for col in df.columns:
+        if df[col].dtype == object:
+            _mostly_numbers(df[col], path)
+            df[col] = df[col].astype("category")
+    return df
+
+
+def _mostly_numbers(s, path: str) -> None:
+    """DataError at the first cell that is not a number in a column whose cells are mostly
+    numbers (a typo in a numeric column, which would otherwise make it text)."""
+    given = s.notna()
+    numbers = pd.to_numeric(s, errors="coerce").notna()
+    bad = given & ~numbers
+    if bad.any() and numbers.sum() > bad.sum():
+        i = int(bad.to_numpy().argmax())
+        raise DataError(f"{path}: row {i + 1}, column {s.name!r}: {s.iloc[i]!r} is not a number, "
+                        f"as {int(numbers.sum())} of the column's {int(given.sum())} values are")

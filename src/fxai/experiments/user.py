@@ -3,6 +3,9 @@ table, the rows as a Pipeline reads them, and the model's own accuracy."""
 
 from __future__ import annotations
 
+import sys
+import time
+
 from fxai.errors import ModelError
 from fxai.models import n_classes
 
@@ -95,3 +98,129 @@ def accuracy(model, X, y, prep=None) -> float:
                                       feature_names=recorded_names(model)))
     pred = proba.argmax(axis=1) if proba.ndim == 2 else (proba > 0.5).astype(int)
     return float(np.mean(pred == y))
+
+
+CHECK_BATCH = 100  # explanations per checker call (the time limit is checked between them)
+
+
+def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[str],
+                vote: str | None = None, missing: bool = False,
+                names: list[str] | None = None, stage=lambda name: None) -> dict:
+    """One row's explanations (named), FFA and the independent checkers' verdict; the
+    explainer and the checker read the row and the keywords the same way (``names``: the
+    model's features in order, for a model fitted without; ``stage(name)`` is told when
+    checking starts)."""
+    from fxai import explain, oracles, verify
+    from fxai.explain.marco import CLOCKS
+
+    now = CLOCKS[clock]
+    t0 = now()
+    options = {"domains": domains, "vote": vote, "missing": missing}
+    o = oracles.for_model(model, x, columns=names, **options)
+    if o.feature_names is None:
+        o.feature_names = columns
+    r = explain.all_xps(o, time_limit=time_limit, clock=clock)
+    notes = unseen(model, x, vote, missing)
+    t1 = now()
+    stage("checking")
+    unchecked = None
+    try:  # the check gets the explainer's time limit too (in CPU s), in small batches
+        ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, batch=CHECK_BATCH,
+                                      time_limit=time_limit, columns=names, **options)
+        verified: bool | None = all(ok_a) and all(ok_c)
+    except oracles.TimeLimitExceeded as e:
+        verified = None
+        unchecked = (f"time limit: the checker's {time_limit} s ran out"
+                     if e.seconds is not None else
+                     f"size: beyond the checker ({' '.join(str(e).split())})")
+    t2 = now()
+    ffa = explain.ffa_from_axps(r.axps)
+    return {
+        "instance": dict(zip(o.feature_names, explain.values(o), strict=True)),  # as in the CSV
+        "prediction": getattr(o.prediction, "item", lambda: o.prediction)(),
+        "axps": [list(a) for a in explain.names(o, r.axps)],
+        "cxps": [list(c) for c in explain.names(o, r.cxps)],
+        "ffa": explain.names(o, ffa),
+        "complete": r.complete,
+        "verified": verified,
+        "time_s": t2 - t0,
+        "explain_s": r.time_s,
+        "check_s": t2 - t1,
+        **({"notes": notes} if notes else {}),
+        **({"not_checked": unchecked} if unchecked else {}),
+    }
+
+
+def unseen(model, x, vote, missing) -> list[str]:
+    """The row's categories its model reads as any other value (one note each)."""
+    from fxai.models import convert as conversion
+
+    conv = conversion.converter(model)
+    if conv is None or not conv.coded:
+        return []
+    return conversion.convert(conv, model, None, vote, missing).unseen(x)
+
+
+def unnamed(conv, model) -> bool:
+    """The model knows no feature names (a row is then read by position)."""
+    from fxai.models.schema import model_names
+
+    return not (conv is not None and conv.coded) and model_names(model) is None
+
+
+def model_columns(given: str | None, conv, model, columns: list[str], model_path,
+                  rows_path) -> list[str] | None:
+    """The comma-separated names ``given`` (``fxai explain --columns``) as a list, None when
+    not given; a DataError when the model (file ``model_path``) knows its own names or the
+    CSV ``rows_path`` lacks one of them."""
+    from fxai.errors import DataError
+
+    if given is None:
+        return None
+    names = [c.strip() for c in given.split(",")]
+    if not unnamed(conv, model):
+        raise DataError(f"{model_path}: --columns applies to a model fitted without feature "
+                        "names; this one knows its own")
+    absent = [n for n in names if n not in columns]
+    if absent:
+        raise DataError(f"{rows_path}: --columns names {absent}, which are not columns "
+                        f"of the file ({columns})")
+    return names
+
+
+class Progress:
+    """A line on stderr every 5 s once a row has taken more than 5 s (wall clock): row k of
+    n, its stage (explaining or checking), the time it has taken."""
+
+    EVERY = 5.0
+
+    def __init__(self, n: int):
+        import threading
+
+        self.n, self.k, self.line, self.name = n, 0, 0, "explaining"
+        self.t0: float | None = None
+        self._lock = threading.Lock()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def row(self, k: int, line: int) -> None:
+        with self._lock:
+            self.k, self.line, self.name, self.t0 = k, line, "explaining", time.monotonic()
+
+    def stage(self, name: str) -> None:
+        self.name = name
+
+    def done(self) -> None:
+        self.t0 = None
+
+    def _watch(self) -> None:
+        shown = 0.0
+        while True:
+            time.sleep(0.5)
+            with self._lock:
+                t0, k, line, name = self.t0, self.k, self.line, self.name
+            now = time.monotonic()
+            if t0 is None or now - t0 < self.EVERY or now - shown < self.EVERY:
+                continue
+            shown = now
+            print(f"fxai explain: row {k} of {self.n} (CSV row {line}): {name}, "
+                  f"{now - t0:.0f} s", file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@ saying so. ``make_figure(name, results_root, out_dir)`` draws one named figure o
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -430,3 +431,27 @@ def user_features(table, stem: str | Path) -> list[Path]:
         axes[0, 0].legend(fontsize=6, loc="lower right")
         fig.suptitle(title)
         return _save(fig, Path(stem))
+
+
+def ffa_bars(rows: list[dict], folder: str | Path) -> None:
+    """Per explained row of ``fxai explain`` (``row``, ``prediction``, ``ffa``, ``complete``),
+    horizontal bars of its FFA (features by decreasing attribution) in
+    ``folder/row_<row>.png``, each written atomically."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for rec in rows:
+        items = sorted(rec["ffa"].items(), key=lambda kv: (-kv[1], kv[0]))
+        names = [k for k, _ in items] or ["(no feature)"]
+        values = [v for _, v in items] or [0.0]
+        fig = Figure(figsize=(5, 0.4 * len(names) + 1.2))
+        ax = fig.add_subplot()
+        ax.barh(names[::-1], values[::-1], color="#4c72b0")
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("FFA: share of the AXps containing the feature"
+                      + ("" if rec["complete"] else " (incomplete)"))
+        ax.set_title(f"row {rec['row']}: predicted {rec['prediction']}")
+        fig.tight_layout()
+        path = folder / f"row_{rec['row']}.png"
+        tmp = path.with_name(f".{path.name}.tmp.png")
+        fig.savefig(tmp, dpi=100)
+        os.replace(tmp, path)
