@@ -127,8 +127,8 @@ def test_help_imports_no_heavy_library(argv):
 
 def test_report_figure_names_are_the_figures():
     """``fxai report figure`` lists the figures from the source of fxai.report.figures."""
-    from fxai.commands.report import figure_names
     from fxai.report.figures import FIGURES
+    from fxai.report.index import figure_names
 
     assert figure_names() == sorted(FIGURES)
 

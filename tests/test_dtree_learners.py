@@ -11,7 +11,7 @@ from sklearn.tree import DecisionTreeClassifier
 from test_xpg_commands import write_prepared
 
 from fxai.cli import main
-from fxai.commands.models_table import build
+from fxai.experiments.models import build
 from fxai.models.dtree import train_dt_sized, tree_stats
 
 

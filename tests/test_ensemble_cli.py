@@ -8,7 +8,7 @@ import pytest
 from test_xpg_commands import write_prepared
 
 from fxai.cli import main
-from fxai.commands import models_table
+from fxai.experiments import models
 from fxai.models import load, model_path, n_classes
 from fxai.runfile import iter_records
 
@@ -30,7 +30,7 @@ def test_train_then_cross_run(tmp_path, family):
     from fxai.version import code_version
 
     assert meta["code_version"] == code_version()  # one code version in the models table
-    row = models_table.row(out.with_name("toy3.meta.json"))  # the models table's classes
+    row = models.row(out.with_name("toy3.meta.json"))  # the models table's classes
     assert row["n_classes"] == 3 and row["model"] == family
     model = load(out)
     assert n_classes(model) == 3

@@ -99,3 +99,22 @@ def test_the_checks_see_cycles_and_upward_imports():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == [["a", "b", "c", "a"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
     assert layer("fxai.commands.split") > layer("fxai.report.tables") > layer("fxai.models")
+
+
+COMMANDS = {m for m in MODULES if m.startswith("fxai.commands.")}
+
+
+def test_commands_are_thin_and_import_no_other_command():
+    """A command parses, loads, loops and writes; the experiments' library is in
+    fxai.experiments (docs/design.md)."""
+    crossing = sorted(f"{a} -> {b}" for a in COMMANDS for b in GRAPH[a] if b in COMMANDS)
+    assert crossing == []
+    long = {m: n for m in COMMANDS if (n := len(MODULES[m].read_text().splitlines())) > 150}
+    assert long == {}
+
+
+def test_benchmarks_import_no_command():
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    found = sorted(f"{p.name} -> {m}" for p in bench.glob("*.py")
+                   for m in imported("benchmarks." + p.stem, p) if m in COMMANDS)
+    assert found == []

@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fxai.commands.report import write_index
 from fxai.errors import DataError
 from fxai.report import html, provenance
+from fxai.report.index import write_index
 from fxai.report.results import section_of
 from fxai.report.tables import write_table
 

@@ -1,6 +1,6 @@
 # Beyond the papers: heuristic attribution (SHAP, LIME, user scores) and exact Shapley values
 # against formal ground truth (relevancy, exact FFA and power indices), per model; see
-# fxai.commands.audit_run and docs/audit.md.
+# fxai.experiments.audit and docs/audit.md.
 import sys
 
 AUDIT = config["audit"]  # defaults filled by workflow/schemas/audit.schema.yaml

@@ -1,7 +1,7 @@
 # Beyond the papers: every algorithm on every model family, on the models the other
 # parts train (NBC, DT, OBDD, BT) and on the tree ensembles trained here (RF: random
 # forests, soft vote; RFH: the same forests, hard vote; MBT: multi-class XGBoost; HGB:
-# HistGradientBoosting; LGBM: LightGBM); see fxai.commands.cross_run.
+# HistGradientBoosting; LGBM: LightGBM); see fxai.experiments.cross.
 CROSS = config["cross"]  # defaults filled by workflow/schemas/config.schema.yaml
 # naive Bayes models of further (e.g. multi-class) sets, trained as the NBC part trains its own
 CROSS_NBC_EXTRA = [
