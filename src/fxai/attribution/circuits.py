@@ -61,11 +61,8 @@ def graph_shapley(g: DecisionGraph, x: Sequence, prediction, value: str = "proba
 
     Examples
     --------
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> from fxai.models.examples import or_and_tree
+    >>> tree = or_and_tree(3)
     >>> [round(p, 4) for p in graph_shapley(tree, [0, 1, 1], 1)]
     [-0.2083, 0.2917, 0.2917]
     """

@@ -52,12 +52,9 @@ def relevant(o: Oracle, time_limit: float | None = None, clock: str = "wall") ->
 
     Examples
     --------
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
-    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> tree = or_and_tree(3)
     >>> r = relevant(XpGOracle(tree, [0, 1, 1]))
     >>> r.features, r.complete, r.axps
     ([1, 2], True, [(1, 2)])

@@ -173,12 +173,9 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
 
     Examples
     --------
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
-    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-    ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> tree = or_and_tree(3)
     >>> for ev in enumerate_xps(XpGOracle(tree, [1, 1, 1]), target="cxp"):
     ...     print(ev.kind, ev.features)
     axp (1, 2)

@@ -20,12 +20,9 @@ def relevant_features(o: Oracle) -> set[int]:
 
     Examples
     --------
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
-    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-    ...                       Node(label=0), Node(label=1)], 4, domains=[[0, 1]] * 4)
+    >>> tree = or_and_tree(4)
     >>> sorted(relevant_features(XpGOracle(tree, [1, 1, 1, 1])))
     [0, 1, 2]
     >>> sorted(relevant_features(XpGOracle(tree, [1, 0, 1, 1])))  # x0 alone decides
@@ -46,12 +43,9 @@ def in_some_xp(o: Oracle, feature: int) -> bool:
 
     Examples
     --------
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
+    >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
-    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-    ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-    ...                       Node(label=0), Node(label=1)], 4, domains=[[0, 1]] * 4)
+    >>> tree = or_and_tree(4)
     >>> o = XpGOracle(tree, [1, 0, 1, 1])
     >>> in_some_xp(o, 0), in_some_xp(o, 2), in_some_xp(o, 3)
     (True, False, False)

@@ -107,10 +107,9 @@ class Oracle(ABC):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
+        >>> from fxai.models.examples import nbc_example
         >>> from fxai.oracles.nbc import NBCOracle
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> xlc = nbc_example()
         >>> o = NBCOracle(xlc, [2, 2, 2, 2])
         >>> o.entails([0, 1]), o.entails([0])
         (True, False)
@@ -123,10 +122,9 @@ class Oracle(ABC):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
+        >>> from fxai.models.examples import nbc_example
         >>> from fxai.oracles.nbc import NBCOracle
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> xlc = nbc_example()
         >>> o = NBCOracle(xlc, [2, 2, 2, 2])
         >>> sorted(o.sufficient_part([0, 1, 2])), o.sufficient_part([0])
         ([0, 1, 2], None)
@@ -166,10 +164,9 @@ class Oracle(ABC):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
+        >>> from fxai.models.examples import nbc_example
         >>> from fxai.oracles.nbc import NBCOracle
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> xlc = nbc_example()
         >>> o = NBCOracle(xlc, [2, 2, 2, 2])
         >>> o.counterexample([0]), o.counterexample([0, 1])
         ([2, 0, 0, 0], None)
@@ -184,10 +181,9 @@ class Oracle(ABC):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
+        >>> from fxai.models.examples import nbc_example
         >>> from fxai.oracles.nbc import NBCOracle
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2], decimals=0).precision([]) * 81
         50.0
         """

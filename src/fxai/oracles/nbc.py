@@ -224,9 +224,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2]).gamma
         5.0
         """
@@ -241,9 +240,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2]).deltas.tolist()
         [2.0, 2.0, 2.0, 2.0]
         """
@@ -258,9 +256,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2]).phi
         3.0
         """
@@ -275,9 +272,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2]).axp()
         [2, 3]
         """
@@ -297,9 +293,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2]).min_cxp()
         [0, 1, 2]
         """
@@ -375,9 +370,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> o = NBCOracle(xlc, [2, 2, 2, 2])
         >>> o.gamma, o.entails([0, 1]), o.entails([0])
         (5.0, True, False)
@@ -393,9 +387,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> o = NBCOracle(xlc, [2, 2, 2, 2])
         >>> o.counterexample([0]), o.counterexample([0, 1])
         ([2, 0, 0, 0], None)
@@ -474,9 +467,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> NBCOracle(xlc, [2, 2, 2, 2], decimals=0).count([])
         50
         >>> NBCOracle(xlc, [2, 0, 2, 2], decimals=0).count([1, 3])
@@ -510,9 +502,8 @@ class NBCOracle(Oracle):
 
         Examples
         --------
-        >>> import numpy as np
-        >>> from fxai.models.nbc import XLC
-        >>> xlc = XLC(-7.0, tuple(np.array([1.0, 2.0, 3.0]) for _ in range(4)))
+        >>> from fxai.models.examples import nbc_example
+        >>> xlc = nbc_example()
         >>> lo, hi = NBCOracle(xlc, [2, 2, 2, 2]).precision_bounds([], decimals=0)
         >>> lo == hi == 50 / 81
         True

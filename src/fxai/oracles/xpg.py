@@ -28,11 +28,8 @@ class ExplanationGraph:
 
     Examples
     --------
-    >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-    >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-    >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-    ...               Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-    ...               Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+    >>> from fxai.models.examples import or_and_tree
+    >>> tree = or_and_tree(3)
     >>> xpg = ExplanationGraph(tree, [1, 1, 1])
     >>> xpg.prediction, xpg.edges[0], [k for k, z in enumerate(xpg.zero) if z]
     (1, [(1, 0), (2, 1)], [3, 5])
@@ -75,11 +72,8 @@ class ExplanationGraph:
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> xpg = ExplanationGraph(tree, [1, 1, 1])
         >>> xpg.path_to_zero({0}), xpg.path_to_zero({0, 1})
         (False, True)
@@ -113,11 +107,8 @@ class ExplanationGraph:
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> xpg = ExplanationGraph(tree, [1, 1, 1])
         >>> xpg.zero_path({0, 1}), xpg.zero_path({1})
         ([(0, 0), (1, 0)], None)
@@ -150,11 +141,8 @@ class ExplanationGraph:
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> xpg = ExplanationGraph(tree, [1, 1, 1])
         >>> xpg.evaluate([1, 0, 0]), xpg.evaluate([0, 1, 1]), xpg.evaluate([0, 0, 1])
         (1, 1, 0)
@@ -168,11 +156,8 @@ class ExplanationGraph:
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> xpg = ExplanationGraph(tree, [1, 1, 1])
         >>> xpg.witness(xpg.zero_path({0, 1}))
         [0, 0, 1]
@@ -255,11 +240,8 @@ class XpGOracle(Oracle):
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> o = XpGOracle(tree, [1, 1, 1])
         >>> o.entails([0]), o.entails([1, 2]), o.entails([1])
         (True, True, False)
@@ -274,11 +256,8 @@ class XpGOracle(Oracle):
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> o = XpGOracle(tree, [1, 1, 1])
         >>> o.counterexample([2]), o.counterexample([0])
         ([0, 0, 1], None)
@@ -297,11 +276,8 @@ class XpGOracle(Oracle):
 
         Examples
         --------
-        >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet
-        >>> no, yes = ValueSet(frozenset({0})), ValueSet(frozenset({1}))
-        >>> tree = DecisionGraph([Node(0, ((no, 1), (yes, 2))), Node(1, ((no, 3), (yes, 4))),
-        ...                       Node(label=1), Node(label=0), Node(2, ((no, 5), (yes, 6))),
-        ...                       Node(label=0), Node(label=1)], 3, domains=[[0, 1]] * 3)
+        >>> from fxai.models.examples import or_and_tree
+        >>> tree = or_and_tree(3)
         >>> o = XpGOracle(tree, [1, 1, 1])
         >>> o.precision([]), o.precision([1]), o.precision([0])
         (0.625, 0.75, 1.0)
