@@ -389,3 +389,28 @@ def test_string_classes_from_a_pandas_column_are_explained_and_checked(cls):
     axp = explain.find_axp(o)
     assert str(explain.describe(o, axp)).endswith("THEN class 'yes'")
     assert verify.check_all(model, X.iloc[2], [axp], []) == ([True], [])
+
+
+def public_api(package) -> dict[str, object]:
+    """The functions and classes a package exports: its ``__all__``, else its public names
+    defined in fxai."""
+    import inspect
+
+    names = getattr(package, "__all__", None) or [n for n in dir(package) if not n.startswith("_")]
+    objs = {n: getattr(package, n) for n in names}
+    return {n: o for n, o in objs.items() if (inspect.isfunction(o) or inspect.isclass(o))
+            and o.__module__.startswith("fxai.")}
+
+
+@pytest.mark.parametrize("package", ["oracles", "explain", "verify", "attribution"])
+def test_the_public_api_documents_its_parameters(package):
+    """numpy style (the docs' renderer): a Parameters, Attributes or Returns section."""
+    import importlib
+    import inspect
+
+    api = public_api(importlib.import_module(f"fxai.{package}"))
+    assert len(api) >= 2
+    bare = sorted(n for n, o in api.items()
+                  if not any(f"\n{s}\n---" in (inspect.getdoc(o) or "")
+                             for s in ("Parameters", "Attributes", "Returns")))
+    assert bare == []

@@ -35,6 +35,17 @@ class Relevancy:
     relevant features. When not complete, each listed feature is still proven relevant (it
     lies in an AXp found), but an unlisted one may be relevant too. ``axps``/``cxps`` are
     what the enumeration found; ``method`` names its route.
+
+    Attributes
+    ----------
+    features : list of int
+        The relevant features found, sorted.
+    complete : bool
+        Whether ``features`` is proven to be all of them.
+    axps, cxps : list of tuple of int
+        What the enumeration found.
+    method : str
+        Its route.
     """
 
     features: list[int]
@@ -47,11 +58,23 @@ class Relevancy:
 def relevant(o: Oracle, time_limit: float | None = None, clock: str = "wall") -> Relevancy:
     """The relevant features of ``o``'s instance, by :func:`fxai.explain.all_xps`.
 
-    The tree of ``x0 or (x1 and x2)`` at (0, 1, 1): x1 = x2 = 1 alone force the prediction,
-    so the only AXp is {x1, x2} and x0 is irrelevant:
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    time_limit : float or None
+        Seconds of ``clock``.
+    clock : {"cpu", "wall"}
+
+    Returns
+    -------
+    Relevancy
 
     Examples
     --------
+    The tree of ``x0 or (x1 and x2)`` at (0, 1, 1): x1 = x2 = 1 alone force the prediction,
+    so the only AXp is {x1, x2} and x0 is irrelevant:
+
     >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
     >>> tree = or_and_tree(3)
@@ -71,6 +94,15 @@ def _tuples(sets: Iterable[Iterable[int]]) -> list[tuple[int, ...]]:
 def holler_packel(axps: Iterable[Iterable[int]]) -> dict[int, float]:
     """Holler-Packel index of each feature in some AXp (see the module).
 
+    Parameters
+    ----------
+    axps : iterable of iterable of int
+        Every AXp of the instance.
+
+    Returns
+    -------
+    dict of int to float
+
     Examples
     --------
     >>> holler_packel([(0, 1), (1, 2, 3)])  # 5 memberships in all; x1 holds two
@@ -88,6 +120,15 @@ def holler_packel(axps: Iterable[Iterable[int]]) -> dict[int, float]:
 def deegan_packel(axps: Iterable[Iterable[int]]) -> dict[int, float]:
     """Deegan-Packel index of each feature in some AXp (see the module).
 
+    Parameters
+    ----------
+    axps : iterable of iterable of int
+        Every AXp of the instance.
+
+    Returns
+    -------
+    dict of int to float
+
     Examples
     --------
     >>> {f: round(v, 4) for f, v in deegan_packel([(0, 1), (1, 2, 3)]).items()}
@@ -104,6 +145,15 @@ def deegan_packel(axps: Iterable[Iterable[int]]) -> dict[int, float]:
 def responsibility(cxps: Iterable[Iterable[int]]) -> dict[int, float]:
     """Responsibility index of each feature in some CXp (see the module).
 
+    Parameters
+    ----------
+    cxps : iterable of iterable of int
+        Every CXp of the instance.
+
+    Returns
+    -------
+    dict of int to float
+
     Examples
     --------
     >>> responsibility([(0,), (1, 2), (0, 2, 3)])
@@ -119,6 +169,19 @@ def responsibility(cxps: Iterable[Iterable[int]]) -> dict[int, float]:
 def indices(axps: Iterable[Iterable[int]], cxps: Iterable[Iterable[int]]
             ) -> dict[str, dict[int, float]]:
     """Every formal score of one instance from its AXps and CXps, by name.
+
+    Parameters
+    ----------
+    axps : iterable of iterable of int
+        Every AXp of the instance.
+    cxps : iterable of iterable of int
+        Every CXp of the instance.
+
+    Returns
+    -------
+    dict of str to dict of int to float
+        ``"ffa"``, ``"holler_packel"``, ``"deegan_packel"``, ``"responsibility"``: per feature
+        its score (features of no explanation left out).
 
     Examples
     --------

@@ -46,6 +46,16 @@ def from_game(v: np.ndarray) -> np.ndarray:
     """Shapley values of the game ``v`` given on all ``2^n`` coalitions (bit ``i`` of the
     index: player ``i`` in the coalition).
 
+    Parameters
+    ----------
+    v : numpy.ndarray
+        The game's value on each of the ``2^n`` coalitions.
+
+    Returns
+    -------
+    numpy.ndarray
+        The ``n`` Shapley values.
+
     Examples
     --------
     >>> from_game(np.array([0., 0., 0., 1.])).tolist()  # "both players": half each
@@ -188,11 +198,33 @@ def shapley(o: Oracle, distribution="uniform", *, value: str = "probability",
     feature its values) serve the grid and background routes; by default they come from the
     oracle's model (decision graphs, NBCs, boosted trees). See the module for the routes.
 
-    The tree of ``x0 or (x1 and x2)`` at (1, 1, 1): v(∅) = 5/8, v(N) = 1, and x0 matters most
-    (φ0 = 1/3·3/8 + 2·1/6·1/4 = 5/24); every route gives the same values:
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    distribution : "uniform" or 2-D array
+        The uniform distribution over the domains, or a background sample.
+    value : {"probability", "class"}
+        The game's value.
+    route : str
+        The computation route (``"auto"``: the fastest that applies; see the module).
+    predict : callable or None
+        A class per row of a 2-D array (grid and background routes).
+    domains : sequence of sequence or None
+        Per feature its values (grid route).
+    max_features : int
+        The most features the grid route enumerates.
+
+    Returns
+    -------
+    list of float
+        One Shapley value per feature.
 
     Examples
     --------
+    The tree of ``x0 or (x1 and x2)`` at (1, 1, 1): v(∅) = 5/8, v(N) = 1, and x0 matters most
+    (φ0 = 1/3·3/8 + 2·1/6·1/4 = 5/24); every route gives the same values:
+
     >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
     >>> tree = or_and_tree(3)

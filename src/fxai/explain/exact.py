@@ -39,6 +39,19 @@ class AllXps:
 
     ``method`` names the route (``"duality"``, ``"linear"`` or ``"marco"``), ``time_s`` its
     time on the chosen clock and ``oracle_calls`` the entailment questions it asked.
+
+    Attributes
+    ----------
+    axps, cxps : list of tuple of int
+        The AXps and CXps found (all of them when ``complete``).
+    complete : bool
+        Whether the enumeration finished.
+    method : {"duality", "linear", "marco"}
+        The route taken.
+    time_s : float
+        Its time, in seconds of the chosen clock.
+    oracle_calls : int
+        The entailment questions it asked.
     """
 
     axps: list[tuple[int, ...]]
@@ -53,6 +66,16 @@ def minimal_hitting_sets(sets: Iterable[Iterable[int]]) -> list[tuple[int, ...]]
     """The subset-minimal sets that meet every set in ``sets`` (sorted tuples, sorted).
 
     The hitting sets of no set is just the empty set; an empty set cannot be hit.
+
+    Parameters
+    ----------
+    sets : iterable of iterable of int
+        The sets to hit.
+
+    Returns
+    -------
+    list of tuple of int
+        The subset-minimal hitting sets.
 
     Examples
     --------
@@ -93,7 +116,17 @@ def _bits(m: int) -> list[int]:
 
 
 def has_duality(o: Oracle) -> bool:
-    """True when :func:`all_xps` takes the duality route (the oracle is a tree XpG)."""
+    """True when :func:`all_xps` takes the duality route (the oracle is a tree XpG).
+
+    Parameters
+    ----------
+    o : Oracle
+        Any oracle.
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(o, XpGOracle) and o.graph.is_tree()
 
 
@@ -105,6 +138,22 @@ def all_xps(o: Oracle, time_limit: float | None = None, clock: str = "cpu",
     limit. Binary NBCs and XLCs use the linear enumeration, other oracles MARCO with
     ``target``, under ``time_limit`` seconds of ``clock`` (``"cpu"``, the default: process
     CPU time, or ``"wall"``); ``complete`` says whether it finished.
+
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    time_limit : float or None
+        Seconds of ``clock`` (MARCO and the linear enumeration only).
+    clock : {"cpu", "wall"}
+        The clock of the time limit and of ``time_s``.
+    target : {"axp", "cxp", "switch"}
+        MARCO's target, when MARCO is the route.
+
+    Returns
+    -------
+    AllXps
+        The AXps and CXps, whether they are all, the route and its time.
 
     Examples
     --------
@@ -167,12 +216,30 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
     ``enumerate`` if imported bare: import this name then).
 
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    target : {"axp", "cxp", "switch"}
+        MARCO-A, MARCO-C or MARCO-S.
+    time_limit : float or None
+        Seconds of ``clock``.
+    clock : {"cpu", "wall"}
+        The clock of the time limit and of the events' times.
+    **kw
+        Keywords of :class:`Marco`.
+
+    Returns
+    -------
+    Marco or fxai.explain.linear.Enumeration
+        An iterable of :class:`Event`; after iteration ``complete``, ``axps``, ``cxps``.
+
+    Examples
+    --------
     Keywords go to :class:`Marco`. A binary NBC or XLC without keywords takes the linear
     enumeration instead (:class:`fxai.explain.linear.Enumeration`, the same interface; its
     AXps and CXps are not interleaved). A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1):
 
-    Examples
-    --------
     >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
     >>> tree = or_and_tree(3)

@@ -80,12 +80,31 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
     reached (a superset of an AXp). Progress goes to ``logging`` (INFO, every 5 s).
 
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    seed : iterable of int or None
+        A weak AXp to shrink (default: every candidate feature).
+    order : iterable of int or None
+        The order in which features are tried for removal; it must list every feature of
+        the seed (default: ascending).
+    time_limit : float or None
+        CPU seconds for the whole extraction.
+    check_seed : bool
+        Whether to check first that ``seed`` is a weak AXp.
+
+    Returns
+    -------
+    list of int
+        One AXp, sorted.
+
+    Examples
+    --------
     The NBC paper's running example (Figure 1, instance (t, f, f, f, t) predicted ⊕;
     features R1..R5 are 0..4, value f = 0, t = 1). Trying features in increasing δ_i,
     as the paper does, gives its AXp {R1, R2, R5} (Example 3.2):
 
-    Examples
-    --------
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> from fxai.oracles.nbc import NBCOracle
@@ -139,6 +158,22 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     the prediction, and neither alone can.
     ``time_limit``: as for :func:`find_axp` (``partial``: the weak CXp reached, None if the
     first question did not finish).
+
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    seed : iterable of int or None
+        A weak CXp to shrink (default: every candidate feature).
+    order : iterable of int or None
+        The order in which features are tried (default: ascending).
+    time_limit : float or None
+        CPU seconds for the whole extraction.
+
+    Returns
+    -------
+    list of int or None
+        One CXp, sorted; None when the prediction cannot change.
 
     Examples
     --------

@@ -13,10 +13,20 @@ from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
     """FFA of each feature that occurs in some AXp (features in none have FFA 0).
 
-    The five AXps of the NBC paper's running example (instance (t, f, f, f, t)):
+    Parameters
+    ----------
+    axps : iterable of iterable of int
+        Every AXp of the instance.
+
+    Returns
+    -------
+    dict of int to float
+        Per feature in some AXp, the share of the AXps that contain it.
 
     Examples
     --------
+    The five AXps of the NBC paper's running example (instance (t, f, f, f, t)):
+
     >>> ffa_from_axps([(0, 2, 4), (0, 1, 4), (1, 2, 4), (0, 1, 2), (0, 3, 4)])
     {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
     """
@@ -49,10 +59,26 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
     seconds of CPU time by default, ``clock="wall"`` for the wall clock). ``target`` and the
     keywords go to :class:`~fxai.explain.marco.Marco`.
 
-    A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    time_limit : float or None
+        Seconds (CPU time unless ``clock="wall"``).
+    target : {"axp", "cxp", "switch"}
+        MARCO's target, when MARCO is the route.
+    **kw
+        Keywords of :class:`~fxai.explain.marco.Marco` (``clock``, ``switch``, ...).
+
+    Returns
+    -------
+    tuple of (dict of int to float, bool)
+        The FFA of each feature in some AXp found, and whether every AXp was found.
 
     Examples
     --------
+    A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1) has the AXps {x0} and {x1, x2}:
+
     >>> from fxai.models.examples import or_and_tree
     >>> from fxai.oracles.xpg import XpGOracle
     >>> tree = or_and_tree(3)

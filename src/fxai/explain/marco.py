@@ -38,6 +38,13 @@ class Event:
 
     ``kind`` is ``"axp"`` or ``"cxp"``; ``features`` are sorted 0-based feature indices.
 
+    Attributes
+    ----------
+    t : float
+        Seconds since the enumeration started.
+    kind : {"axp", "cxp"}
+    features : tuple of int
+
     Examples
     --------
     >>> ev = Event(0.25, "axp", (0, 3))
@@ -64,11 +71,28 @@ class Marco:
     pre-pass) and records those found before the hitting-set loop. ``solver`` must name
     MinisatGH (see the module docstring); any other solver is a ``ValueError``.
 
-    All AXps and CXps of the NBC paper's running example (instance (t, f, f, f, t)),
-    with MARCO-A:
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    target : {"axp", "cxp", "switch"}
+        MARCO-A, MARCO-C or MARCO-S.
+    time_limit : float or None
+        Seconds of ``clock`` for the whole enumeration.
+    switch : SwitchRule or None
+        MARCO-S's switch condition (default :class:`SwitchRule`).
+    clock : {"cpu", "wall"}
+        The clock of the time limit and of the events' times.
+    solver : str
+        The hitting-set solver (MinisatGH only).
+    unit_cxps : bool
+        Test every feature alone as a CXp first.
 
     Examples
     --------
+    All AXps and CXps of the NBC paper's running example (instance (t, f, f, f, t)),
+    with MARCO-A:
+
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> from fxai.oracles.nbc import NBCOracle

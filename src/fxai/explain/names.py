@@ -26,6 +26,18 @@ def names(o: Oracle, result):
     dict (keys mapped), an ``(ffa, complete)`` pair or an :class:`AllXps` (its ``axps``
     and ``cxps`` mapped). Without names on ``o`` the indices become ``"x0"``, ``"x1"``...
 
+    Parameters
+    ----------
+    o : Oracle
+        The oracle whose ``feature_names`` name the indices.
+    result : int, collection, dict, tuple or AllXps
+        What an algorithm returned.
+
+    Returns
+    -------
+    object
+        ``result`` of the same shape, with names for indices.
+
     Examples
     --------
     >>> import pandas as pd
@@ -84,7 +96,22 @@ class Explanation:
     indices) with their names and the instance's values, and the predicted class. ``str``
     states it: an AXp as the rule its values make, a CXp as the values whose change can
     change the class. ``minimal`` false: a weak one (reached at a time limit; it holds but
-    may have features to spare), and ``str`` says so first."""
+    may have features to spare), and ``str`` says so first.
+
+    Attributes
+    ----------
+    kind : {"axp", "cxp"}
+    features : tuple of int
+        0-based feature indices.
+    names : tuple of str
+        Their names.
+    values : tuple
+        The instance's values of those features, as the user gave them.
+    prediction : object
+        The predicted class.
+    minimal : bool
+        False for a weak explanation.
+    """
 
     kind: str
     features: tuple[int, ...]
@@ -108,6 +135,20 @@ def describe(o: Oracle, xp, kind: str = "axp", minimal: bool = True) -> Explanat
     """The explanation ``xp`` (feature indices, e.g. of :func:`~fxai.explain.find_axp`) of
     ``o``'s instance as an :class:`Explanation`; ``kind``: "axp" or "cxp"; ``minimal``
     false for a weak one (the ``partial`` of a time limit), which it then says.
+
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+    xp : iterable of int
+        The explanation's features.
+    kind : {"axp", "cxp"}
+    minimal : bool
+        False for a weak explanation.
+
+    Returns
+    -------
+    Explanation
 
     Examples
     --------
@@ -142,6 +183,16 @@ def describe(o: Oracle, xp, kind: str = "axp", minimal: bool = True) -> Explanat
 def values(o: Oracle) -> list:
     """The instance's values as the user gave them: category labels (of a ``domains``
     frame) for coded features, plain numbers otherwise.
+
+    Parameters
+    ----------
+    o : Oracle
+        The oracle of the model at the instance.
+
+    Returns
+    -------
+    list
+        One value per feature.
 
     Examples
     --------

@@ -16,7 +16,19 @@ from fxai.oracles.base import Oracle
 @dataclass(frozen=True)
 class ApproxPAXp:
     """Result: the features kept, their precision as the decision saw it, the number of
-    precision questions asked and of passes over the candidates."""
+    precision questions asked and of passes over the candidates.
+
+    Attributes
+    ----------
+    features : list of int
+        The features kept, sorted.
+    precision : float or None
+        Their precision as the decision saw it.
+    queries : int
+        The precision questions asked.
+    passes : int
+        The passes over the candidates.
+    """
 
     features: list[int]
     precision: float | None
@@ -36,11 +48,28 @@ def approx_paxp(o: Oracle, delta: float, seed: Iterable[int] | None = None,
     ApproxPAXp in the sense of Eq. (17): a WeakPAXp from which no single feature can be
     dropped (w.r.t. the oracle's ``precision`` or, if ``sound``, ``precision_at_least``).
 
-    The NBC paper's Example 4.3: from the AXp {R1, R2, R5} of the running example,
-    δ = 0.85 drops R2 and keeps {R1, R5}, of precision 7/8:
+    Parameters
+    ----------
+    o : Oracle
+        An oracle that counts (``precision``).
+    delta : float
+        The precision threshold, in (0, 1].
+    seed : iterable of int or None
+        The features to start from (default: every candidate feature).
+    order : iterable of int or None
+        The order in which features are tried (default: ascending).
+    sound : bool
+        Decide by ``precision_at_least`` (error-bounded) instead of ``precision``.
+
+    Returns
+    -------
+    ApproxPAXp
 
     Examples
     --------
+    The NBC paper's Example 4.3: from the AXp {R1, R2, R5} of the running example,
+    δ = 0.85 drops R2 and keeps {R1, R5}, of precision 7/8:
+
     >>> import numpy as np
     >>> from fxai.models.nbc import XLC
     >>> from fxai.oracles.nbc import NBCOracle

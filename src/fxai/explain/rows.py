@@ -26,6 +26,23 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
     row. Keywords go to :func:`fxai.oracles.for_model`. Progress is logged (INFO) every
     5 CPU s.
 
+    Parameters
+    ----------
+    model : object
+        A fitted model, as :func:`fxai.oracles.for_model` takes it.
+    rows : pandas.DataFrame or 2-D array
+        The instances.
+    kind : {"axp", "cxp"}
+    time_limit : float or None
+        CPU seconds per row.
+    **kw
+        Keywords of :func:`fxai.oracles.for_model`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per instance (see above).
+
     Examples
     --------
     >>> import pandas as pd

@@ -16,11 +16,22 @@ from dataclasses import dataclass, field
 class SwitchRule:
     """MARCO-S's switch condition: window ``w``, ratio ``alpha`` (6), stability ``eps`` (7).
 
-    Feed it the size of each explanation found (:meth:`record`) and ask :meth:`needed`.
-    With a window of 3, three CXps of size 2 make condition (7) hold:
+    Parameters
+    ----------
+    w : int
+        The sliding window of explanation sizes.
+    alpha : float
+        The gap ratio of condition (6).
+    eps : float
+        The stability of condition (7).
+    variant : {"paper", "code"}
+        The paper's conditions, or the authors' code's reading of them.
 
     Examples
     --------
+    Feed it the size of each explanation found (:meth:`record`) and ask :meth:`needed`.
+    With a window of 3, three CXps of size 2 make condition (7) hold:
+
     >>> rule = SwitchRule(w=3)
     >>> for size in (2, 2):
     ...     rule.record("cxp", size)

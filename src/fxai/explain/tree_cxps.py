@@ -15,6 +15,16 @@ def tree_cxps(o: XpGOracle | ExplanationGraph) -> list[tuple[int, ...]]:
 
     Raises ValueError if the graph is not a tree (use MARCO for DAGs such as OBDDs).
 
+    Parameters
+    ----------
+    o : XpGOracle or ExplanationGraph
+        The oracle of a decision tree, or its explanation graph.
+
+    Returns
+    -------
+    list of tuple of int
+        Every CXp, sorted.
+
     Examples
     --------
     >>> from fxai.models.dgraph import DecisionGraph, Node, ValueSet

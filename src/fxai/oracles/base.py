@@ -40,7 +40,17 @@ class TimeLimitExceeded(TimeoutError):
     """A time limit ran out before the answer. ``partial``: what was established by then
     (:func:`fxai.explain.find_axp`: a weak AXp, a superset of an AXp; ``find_cxp``: a
     weak CXp; :func:`fxai.verify.check_all`: the number of explanations checked), None
-    when nothing was; ``seconds``: the limit."""
+    when nothing was; ``seconds``: the limit.
+
+    Parameters
+    ----------
+    message : str
+        What ran out, and where.
+    seconds : float
+        The limit, in seconds.
+    partial : list of int, int or None
+        What was established by then (see above).
+    """
 
     def __init__(self, message: str, seconds: float, partial: list[int] | int | None = None):
         super().__init__(message)
@@ -55,11 +65,24 @@ class Oracle(ABC):
     (default: all); a model that ignores a feature may leave it out, which is
     sound because such a feature is in no AXp and no CXp.
 
-    A hand-written oracle: majority of three binary votes at ``v = (1, 1, 0)``. Once it
-    answers :meth:`entails`, every algorithm of :mod:`fxai.explain` runs on it:
+    Attributes
+    ----------
+    n_features : int
+        The number of features (0-based column indices).
+    instance : sequence
+        The instance ``v``, one value per feature.
+    prediction : object
+        The model's class at ``v``.
+    calls : int
+        The entailment questions answered so far.
+    deadline : float or None
+        Process CPU time by which a question stops (set by the algorithms' time limits).
 
     Examples
     --------
+    A hand-written oracle: majority of three binary votes at ``v = (1, 1, 0)``. Once it
+    answers :meth:`entails`, every algorithm of :mod:`fxai.explain` runs on it:
+
     >>> class Majority(Oracle):
     ...     n_features, instance, prediction = 3, [1, 1, 0], 1
     ...     def entails(self, fixed):  # the fixed votes for 1 alone reach 2

@@ -34,7 +34,19 @@ _LOADED = False
 
 
 def register(accepts: Callable[[object], bool], build: Callable[..., Oracle]) -> None:
-    """Register an oracle builder for models for which ``accepts(model)`` is true."""
+    """Register an oracle builder for models for which ``accepts(model)`` is true.
+
+    Parameters
+    ----------
+    accepts : callable
+        ``accepts(model) -> bool``: whether the builder explains ``model``.
+    build : callable
+        ``build(model, x, **kwargs) -> Oracle``, called by :func:`for_model`.
+
+    Returns
+    -------
+    None
+    """
     _BUILDERS.append((accepts, build))
 
 
@@ -75,6 +87,23 @@ def prepare(model: object, domains: Sequence | None = None, vote: str | None = N
     Raises ValueError (sklearn's ``NotFittedError``) for an unfitted scikit-learn or XGBoost
     model.
 
+    Parameters
+    ----------
+    model : object
+        A fitted model of a supported kind.
+    domains : sequence or None
+        Per feature its finite values, or None for a real feature (trees, Pipelines,
+        HistGradientBoosting, LightGBM).
+    vote : {"soft", "hard"} or None
+        A random forest's vote rule (default "soft").
+    missing : bool
+        NaN a value of every feature (HistGradientBoosting, LightGBM).
+
+    Returns
+    -------
+    object
+        The converted model, which :func:`for_model` takes without converting again.
+
     Examples
     --------
     >>> from sklearn.tree import DecisionTreeClassifier
@@ -102,7 +131,20 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
 
 def check_model(model: object, vote: str | None = None) -> None:
     """Raise ``TypeError`` (naming the step, for a Pipeline) when ``model`` is of a kind no
-    oracle explains, before any row is read; the conversion is kept for :func:`for_model`."""
+    oracle explains, before any row is read; the conversion is kept for :func:`for_model`.
+
+    Parameters
+    ----------
+    model : object
+        The fitted model to check.
+    vote : {"soft", "hard"} or None
+        A random forest's vote rule, as :func:`for_model` takes it.
+
+    Returns
+    -------
+    None
+        Raises TypeError (ValueError for a vote that does not apply) instead.
+    """
     model = paired(model)
     conv = conversion.converter(model)
     conversion.check_keywords(conv, model, {"vote": vote}, "check_model")
@@ -146,6 +188,21 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     oracle's ``feature_names`` are the row's (or the model's, or the frame's). The first
     boosted oracle of a process loads compiled code (0.3-1.7 s; 9 s the first time after
     installation); :func:`fxai.oracles.warm_up` does that up front.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model of a supported kind (``SUPPORTED``) or an fxai model.
+    x : sequence, dict, pandas.Series or 1-row pandas.DataFrame
+        The instance: its values in feature order, or by feature name.
+    **kwargs
+        ``domains``, ``vote``, ``missing``, ``columns`` (see above) and the oracle's own
+        keywords (``ties``, ``decimals``).
+
+    Returns
+    -------
+    Oracle
+        The oracle of the converted model at ``x``; its ``prediction`` is the model's.
 
     Examples
     --------

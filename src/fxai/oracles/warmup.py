@@ -16,6 +16,11 @@ def warm_up() -> float:
     Without it the first oracle of each number type in a process pays this (measured in
     docs/api.md: 9 s once after installation, then 0.3-1.7 s per process); later ones do not.
 
+    Returns
+    -------
+    float
+        The seconds the load took (process CPU time).
+
     Examples
     --------
     >>> warm_up() >= 0.0

@@ -21,6 +21,8 @@ import numpy as np
 
 from fxai.models.kinds import is_kind, is_xgboost, xgboost_objective
 
+__all__ = ["check_all", "joint_weak_axp_fn", "register", "weak_axp_fn"]
+
 log = logging.getLogger(__name__)
 
 WeakAXps = Callable[[list[set[int]]], list[bool]]
@@ -30,7 +32,21 @@ _CHECKERS: list[tuple[str, Callable[[object], bool], Builder]] = []
 
 def register(name: str, accepts: Callable[[object], bool], build: Builder) -> None:
     """Register the checker ``build(model, x, domains, vote) -> (batched weak-AXp test,
-    features)`` for models with ``accepts(model)`` (as :func:`fxai.oracles.register`)."""
+    features)`` for models with ``accepts(model)`` (as :func:`fxai.oracles.register`).
+
+    Parameters
+    ----------
+    name : str
+        The checker's name (in messages).
+    accepts : callable
+        ``accepts(model) -> bool``.
+    build : callable
+        ``build(model, x, domains, vote) -> (weak-AXp test, features)``.
+
+    Returns
+    -------
+    None
+    """
     _CHECKERS.append((name, accepts, build))
 
 
@@ -105,7 +121,23 @@ def _scores(model, x, domains, vote, groups=None):
 def joint_weak_axp_fn(model, x, groups, vote: str | None = None):
     """As :func:`weak_axp_fn`, with ``groups`` of features that take one of their rows of
     values jointly (:class:`fxai.verify.scores.ScoreChecker`), for a random forest or a
-    multi-class XGBoost model; None for another model."""
+    multi-class XGBoost model; None for another model.
+
+    Parameters
+    ----------
+    model : object
+        A random forest or a multi-class XGBoost model.
+    x : sequence
+        The instance, one value per feature.
+    groups : sequence
+        The groups of features and their joint rows of values.
+    vote : {"soft", "hard"} or None
+        A random forest's vote rule.
+
+    Returns
+    -------
+    tuple of (callable, list of int) or None
+    """
     return _scores(model, x, None, vote, groups) if _is_score_model(model) else None
 
 
@@ -150,7 +182,25 @@ register("scikit-learn HistGradientBoostingClassifier, LightGBM LGBMClassifier /
 
 def weak_axp_fn(model, x, domains=None, vote: str | None = None) -> tuple[WeakAXps, list[int]]:
     """(batched weak-AXp test, the features it ranges over) for ``model`` at ``x``, by the
-    checker registered for the model's type (``vote``: a random forest's vote rule)."""
+    checker registered for the model's type (``vote``: a random forest's vote rule).
+
+    Parameters
+    ----------
+    model : object
+        The fitted model.
+    x : sequence
+        The instance, one value per feature.
+    domains : sequence or None
+        The features' finite domains.
+    vote : {"soft", "hard"} or None
+        A random forest's vote rule.
+
+    Returns
+    -------
+    tuple of (callable, list of int)
+        ``test(sets) -> list of bool`` (does fixing each set to ``x`` force the prediction?)
+        and the features it ranges over.
+    """
     for _, accepts, build in _CHECKERS:
         if accepts(model):
             return build(model, x, domains, vote)
@@ -174,6 +224,32 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     features of a HistGradientBoostingClassifier or LightGBM model also range over NaN (as
     ``for_model(..., missing=True)``); ``columns``: the model's feature names in order, for a
     model fitted without (as ``for_model`` takes them).
+
+    Parameters
+    ----------
+    model : object
+        The fitted model, as :func:`fxai.oracles.for_model` takes it.
+    x : sequence, dict or pandas.Series
+        The instance.
+    axps, cxps : sequence of iterable of int
+        The explanations to check.
+    domains : sequence, pandas.DataFrame or None
+        The features' finite domains, as for :func:`fxai.oracles.for_model`.
+    batch : int
+        Explanations per checker call.
+    vote : {"soft", "hard"} or None
+        A random forest's vote rule.
+    time_limit : float or None
+        CPU seconds.
+    missing : bool
+        NaN a value of every feature (HistGradientBoosting, LightGBM).
+    columns : sequence of str or None
+        The model's feature names in order, for a model fitted without.
+
+    Returns
+    -------
+    tuple of (list of bool, list of bool)
+        Per AXp whether it is one (sufficient and subset-minimal), per CXp likewise.
 
     Examples
     --------
