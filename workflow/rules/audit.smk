@@ -1,10 +1,8 @@
 # Beyond the papers: heuristic attribution (SHAP, LIME, user scores) and exact Shapley values
 # against formal ground truth (relevancy, exact FFA and power indices), per model; see
 # fxai.experiments.audit and docs/audit.md.
-import sys
 
 AUDIT = config["audit"]  # defaults filled by workflow/schemas/audit.schema.yaml
-AUDIT_FXAI = f"{sys.executable} -m fxai.cli"
 AUDIT_RUNS = [
     f"{RESULTS}/runs/audit/{fam}_{ds}.jsonl"
     for fam, names in AUDIT["families"].items()
@@ -50,7 +48,7 @@ rule audit_run:
     log:
         f"{RESULTS}/logs/audit/{{family}}_{{ds}}.log",
     shell:
-        "{AUDIT_FXAI} audit-run --dataset {wildcards.ds} --family {wildcards.family}"
+        "{FXAI} audit-run --dataset {wildcards.ds} --family {wildcards.family}"
         " --model {input.model} --split {input.split} --prepared {params.prepared}"
         " --points {params.points}"
         " --max-points {params.max_points} --instances {params.instances}"
@@ -77,9 +75,9 @@ rule audit_table:
         runtime=runtime_min(120),
         mem_mb=2000,
     shell:
-        "{AUDIT_FXAI} audit-table {input} --out-dir {RESULTS}/tables"
+        "{FXAI} audit-table {input} --out-dir {RESULTS}/tables"
         " --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
 if AUDIT["enabled"] and AUDIT_RUNS:
-    OUTPUTS.extend(rules.audit_table.output)
+    declare_targets("audit", rules.audit_table.output)

@@ -1,5 +1,6 @@
 # Helpers shared by the rule files: dataset lists, paths, resources.
 import os
+import sys
 
 from fxai.cli import USAGE_ENV
 from fxai.data.config import check_numbers
@@ -7,6 +8,9 @@ from fxai.data.fetch import mirror_dir
 from fxai.models import ENSEMBLES, FAMILIES  # the model families, one record each
 
 check_numbers(config)  # .inf / .nan pass the schemas' bounds; name the key instead
+
+# the command line of every job: this interpreter's fxai (make run forks it from one server)
+FXAI = f"{sys.executable} -m fxai.cli"
 
 
 def datasets_of(section, key="datasets"):
@@ -38,14 +42,24 @@ def data_mirror():
     return str(mirror_dir(config["data"]["mirror"]) or "")
 
 
-OUTPUTS = []  # each rule file appends the final outputs of its section
+# the final outputs of each part (data, user, nbc, xpg, ffa, cross, audit, report), declared by
+# its rule file; the Snakefile's rule all asks for them part by part, report.smk reads them here
+TARGETS = {}
+
+
+def declare_targets(part, files):
+    """Add ``files`` to the final outputs of ``part``."""
+    TARGETS.setdefault(part, []).extend(files)
+
+
+def targets_of(part):
+    """The final outputs ``part`` declared (none when it is off)."""
+    return TARGETS.get(part, [])
+
+
 # every run and check file, requested by rule all too: snakemake does not rebuild a lost
 # intermediate file while the files made from it are newer, but it always builds a target
 RUNS = []
-
-
-def all_outputs():
-    return OUTPUTS + RUNS
 
 
 # Cluster resources (docs/cluster.md). Every rule declares `runtime` (minutes) and `mem_mb`;

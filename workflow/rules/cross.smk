@@ -63,7 +63,7 @@ rule cross_run:
     log:
         f"{RESULTS}/logs/cross/{{family}}_{{ds}}.log",
     shell:
-        "{DATA_FXAI} cross-run --dataset {wildcards.ds} --prepared {params.prepared}"
+        "{FXAI} cross-run --dataset {wildcards.ds} --prepared {params.prepared}"
         " --family {wildcards.family} --model {input.model} --split {input.split}"
         " --instances {params.instances} --time-limit {params.time_limit}"
         " --clock {params.clock} --delta {params.delta} --seed {params.seed} --out {output} > {log} 2>&1"
@@ -94,7 +94,7 @@ for _fam in ENSEMBLES:
         log:
             f"{RESULTS}/logs/cross/train_{_fam}_{{ds}}.log",
         shell:
-            "{DATA_FXAI} ensemble-train --family {params.family} --data {input.data}"
+            "{FXAI} ensemble-train --family {params.family} --data {input.data}"
             " --split {input.split} --trees {params.trees} --depth {params.depth}"
             " --seed {params.seed} --out {output.model} > {log} 2>&1"
 
@@ -113,10 +113,10 @@ rule cross_table:
         runtime=runtime_min(120),
         mem_mb=2000,
     shell:
-        "{DATA_FXAI} cross-table {input} --out-dir {RESULTS}/tables"
+        "{FXAI} cross-table {input} --out-dir {RESULTS}/tables"
         " --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
 if CROSS_RUNS:
-    OUTPUTS.extend(rules.cross_table.output)
+    declare_targets("cross", rules.cross_table.output)
     RUNS.extend(CROSS_RUNS)

@@ -3,7 +3,6 @@
 import hashlib
 import json
 import re
-import sys
 from pathlib import Path
 
 from fxai.errors import DataError
@@ -15,7 +14,6 @@ from fxai.data.user import check_entries as check_user_entries
 DATA = config["data"]  # defaults filled by workflow/schemas/data.schema.yaml
 DATA_REGISTRY = DATA["registry"]
 DATA_ORDER = DATA["source_order"]
-DATA_FXAI = f"{sys.executable} -m fxai.cli"
 REG = load_registry(DATA_REGISTRY)
 # the user's own datasets (config user.datasets, user.smk): checked before anything is planned
 USER = config["user"]["datasets"]
@@ -132,7 +130,7 @@ rule fetch:
     log:
         log_path("data/fetch_{root}"),
     shell:
-        "{DATA_FXAI} fetch {wildcards.root:q} --registry {params.registry} --raw-root data/raw"
+        "{FXAI} fetch {wildcards.root:q} --registry {params.registry} --raw-root data/raw"
         " {params.mirror} > {log} 2>&1"
 
 
@@ -159,7 +157,7 @@ rule prepare:
     log:
         log_path("data/prepare_{source}_{ds}"),
     shell:
-        "{DATA_FXAI} prepare {wildcards.ds:q} --registry {params.registry} --raw-root data/raw"
+        "{FXAI} prepare {wildcards.ds:q} --registry {params.registry} --raw-root data/raw"
         " --out-dir data/prepared/{wildcards.source} --source-order {wildcards.source}"
         " --seed {params.seed} --test-size {params.test_size} > {log} 2>&1"
 
@@ -184,7 +182,7 @@ rule split:
     log:
         log_path("data/split_{ds}"),
     shell:
-        "{DATA_FXAI} split {wildcards.ds:q} --prepared {params.prepared} --out {output}"
+        "{FXAI} split {wildcards.ds:q} --prepared {params.prepared} --out {output}"
         " --test-size {params.test_size} --seed {params.seed} > {log} 2>&1"
 
 
@@ -208,10 +206,10 @@ rule datasets_table:
     log:
         log_path("data/datasets_table"),
     shell:
-        "{DATA_FXAI} datasets-table {params.names} --registry {params.registry}"
+        "{FXAI} datasets-table {params.names} --registry {params.registry}"
         " --prepared data/prepared --user-prepared {params.user_prepared} --raw-root data/raw"
         " --source-order {params.order}"
         " --unavailable {params.unavailable} --user {params.user} --out-dir {RESULTS}/tables > {log} 2>&1"
 
 
-OUTPUTS.extend(rules.datasets_table.output)
+declare_targets("data", rules.datasets_table.output)

@@ -2,7 +2,6 @@
 # method, part of ffa.instances_per_job instances) running MARCO-A / -C / -S on each of its
 # instances with a time limit (a run file that resumes at the instance a kill stopped), one
 # job checking every explanation of that run file, then the figures and the runtime table.
-import sys
 
 FFA = config["ffa"]
 FFA_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
@@ -13,7 +12,6 @@ FFA_K = range(FFA["instances"])
 FFA_PARTS = [list(FFA_K)[i:i + FFA["instances_per_job"]]
              for i in range(0, len(FFA_K), FFA["instances_per_job"])]
 FFA_SWITCH = FFA["switch"]
-FFA_FXAI = f"{sys.executable} -m fxai.cli"
 FFA_FIGS = [f"{RESULTS}/figures/ffa_fig{n}_{m}.{ext}"
             for m, ns in {"error": (1, 6), "tau": (2, 7), "rbo": (3, 8), "kl": (4, 9),
                           "naxp": (5, 10)}.items() for n in ns for ext in ("png", "pdf")]
@@ -45,7 +43,7 @@ rule ffa_train_bt:
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
-        "{FFA_FXAI} bt-train --data {input.data} --split {input.split} --trees {params.trees}"
+        "{FXAI} bt-train --data {input.data} --split {input.split} --trees {params.trees}"
         " --depth {params.depth} --seed {params.seed} --out {output.model} > {log} 2>&1"
 
 
@@ -76,7 +74,7 @@ rule ffa_run:
     log:
         log_path("ffa/run_{ds}_{method}_{part}"),
     shell:
-        "{FFA_FXAI} ffa-run --model {input.model} --data {input.data} --split {input.split}"
+        "{FXAI} ffa-run --model {input.model} --data {input.data} --split {input.split}"
         " --instance {params.instances} --method {wildcards.method} --time-limit {params.time_limit}"
         " --seed {params.seed} --clock {params.clock} {params.switch}"
         " {params.unit} --out {output} > {log} 2>&1"
@@ -100,7 +98,7 @@ rule ffa_verify:
     log:
         log_path("ffa/verify_{ds}_{method}_{part}"),
     shell:
-        "{FFA_FXAI} ffa-verify --run {input.run} --model {input.model} --out {output}"
+        "{FXAI} ffa-verify --run {input.run} --model {input.model} --out {output}"
         " > {log} 2>&1"
 
 
@@ -125,12 +123,12 @@ rule ffa_report:
         runtime=runtime_min(1200),
         mem_mb=4000,
     shell:
-        "{FFA_FXAI} ffa-report --runs {input.runs} --checks {input.checks} --models {input.models}"
+        "{FXAI} ffa-report --runs {input.runs} --checks {input.checks} --models {input.models}"
         " --figures-dir {RESULTS}/figures"
         " --tables-dir {RESULTS}/tables --variant {params.variant} {params.log_time}"
         " --registry {params.registry} > {log} 2>&1"
 
 
 if FFA_DATASETS:
-    OUTPUTS.extend([*FFA_FIGS, *table_files("ffa_table1_runtime")])
+    declare_targets("ffa", [*FFA_FIGS, *table_files("ffa_table1_runtime")])
     RUNS.extend([*rules.ffa_report.input.runs, *rules.ffa_report.input.checks])

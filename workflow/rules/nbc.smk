@@ -1,9 +1,7 @@
 # NBC paper (Table 7): train a CategoricalNB per dataset, explain test instances (AXp via the
 # XLC, ApproxPAXp per delta and target size, each independently verified), aggregate.
-import sys
 
 NBC = config["nbc"]
-NBC_FXAI = f"{sys.executable} -m fxai.cli"
 # datasets the mirror lacks (data.smk's DATA_UNAVAILABLE) are left out of the table
 NBC_DATASETS = [ds for ds in datasets_of("nbc") if ds not in DATA_UNAVAILABLE]
 
@@ -26,7 +24,7 @@ rule nbc_train:
     log:
         log_path("nbc/train_{ds}"),
     shell:
-        "{NBC_FXAI} nbc-train --data {input.data} --split {input.split} --out {output.model}"
+        "{FXAI} nbc-train --data {input.data} --split {input.split} --out {output.model}"
         " --alpha {params.alpha} --decimals {params.decimals} > {log} 2>&1"
 
 
@@ -52,7 +50,7 @@ rule nbc_explain:
     log:
         log_path("nbc/explain_{ds}"),
     shell:
-        "{NBC_FXAI} nbc-explain --data {input.data} --split {input.split} --model {input.model}"
+        "{FXAI} nbc-explain --data {input.data} --split {input.split} --model {input.model}"
         " --out {output} --deltas {params.deltas} --targets {params.targets}"
         " --decimals {params.decimals} --instances {params.instances} --seed {params.seed}"
         " > {log} 2>&1"
@@ -71,10 +69,10 @@ rule nbc_table:
     log:
         log_path("nbc/table"),
     shell:
-        "{NBC_FXAI} nbc-table --runs {input.runs} --models {input.meta}"
+        "{FXAI} nbc-table --runs {input.runs} --models {input.meta}"
         " --out-dir {RESULTS}/tables > {log} 2>&1"
 
 
 if NBC_DATASETS:
-    OUTPUTS.extend(rules.nbc_table.output)
+    declare_targets("nbc", rules.nbc_table.output)
     RUNS.extend(rules.nbc_table.input.runs)

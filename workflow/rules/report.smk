@@ -1,10 +1,10 @@
 # report rules: figures the papers lack (NBC, XpG), an HTML page per table, provenance, and
 # the registration of every table and figure of all parts for `snakemake --report`.
-# Included last, so OUTPUTS already holds the other parts' final targets. Their tables and
-# figures are marked with report(...) as *inputs* of rule report_index (snakemake reads the
-# report flag on inputs too), so no part has to change its rules and nothing is copied.
+# Included last, so common.smk's TARGETS already holds the other parts' final outputs. Their
+# tables and figures are marked with report(...) as *inputs* of rule report_index (snakemake
+# reads the report flag on inputs too), so no part has to change its rules and nothing is
+# copied.
 import re
-import sys
 from pathlib import Path
 
 from fxai.report.provenance import git_commit as report_git_commit
@@ -16,8 +16,7 @@ from fxai.report.results import section_of as report_section_of
 report: "../report/workflow.rst"
 
 
-REPORT_CLI = f"{sys.executable} -m fxai.cli report"  # through the fork server of make run
-REPORT_CLI_FXAI = f"{sys.executable} -m fxai.cli"
+REPORT_CLI = f"{FXAI} report"  # through the fork server of make run
 REPORT_RST = Path(workflow.basedir) / "workflow" / "report"
 REPORT_CATEGORIES = {
     "claims": "0 Claims: the papers' findings on this run",
@@ -41,8 +40,8 @@ def _report_flat(items):
 
 def _report_part_outputs():
     """The other parts' final targets plus the other outputs of the rules making them (e.g. a
-    summary table a part writes beside its main table but does not list in OUTPUTS)."""
-    targets = list(dict.fromkeys(_report_flat(OUTPUTS)))
+    summary table a part writes beside its main table but does not declare)."""
+    targets = list(dict.fromkeys(_report_flat(TARGETS.values())))
     wanted = set(targets)
     for r in workflow.rules:
         files = [str(f) for f in r.output]
@@ -79,11 +78,11 @@ rule models_table:
     log:
         log_path("report/models_table"),
     shell:
-        "{REPORT_CLI_FXAI} models-table --metas {input} --out-dir {RESULTS}/tables > {log} 2>&1"
+        "{FXAI} models-table --metas {input} --out-dir {RESULTS}/tables > {log} 2>&1"
 
 
 if REPORT_MODEL_METAS:
-    OUTPUTS.append(f"{RESULTS}/tables/models.csv")
+    declare_targets("report", [f"{RESULTS}/tables/models.csv"])
 
 
 rule claims_table:
@@ -104,7 +103,7 @@ rule claims_table:
     log:
         log_path("report/claims_table"),
     shell:
-        "{REPORT_CLI_FXAI} claims --results {params.results} --out-dir {params.out_dir}"
+        "{FXAI} claims --results {params.results} --out-dir {params.out_dir}"
         " > {log} 2>&1"
 
 
@@ -112,7 +111,7 @@ rule claims_table:
 REPORT_CLAIMS = config["report"]["enabled"] and any(
     config[part]["enabled"] for part in ("nbc", "xpg", "ffa"))
 if REPORT_CLAIMS:
-    OUTPUTS.append(f"{RESULTS}/tables/claims.csv")
+    declare_targets("report", [f"{RESULTS}/tables/claims.csv"])
 REPORT_PART_OUTPUTS = _report_part_outputs()  # report.smk is included last
 
 
@@ -281,4 +280,4 @@ rule report_index:
 
 
 if config["report"]["enabled"]:
-    OUTPUTS.extend(rules.report_index.output)
+    declare_targets("report", rules.report_index.output)

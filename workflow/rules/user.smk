@@ -44,7 +44,7 @@ rule user_prepare:
     log:
         log_path("data/prepare_user_{ds}"),
     shell:
-        "{DATA_FXAI} user-prepare --spec {params.spec:q} --out-dir {params.out_dir} > {log} 2>&1"
+        "{FXAI} user-prepare --spec {params.spec:q} --out-dir {params.out_dir} > {log} 2>&1"
 
 
 for _fam, _ext in USER_MODEL_EXT.items():
@@ -71,7 +71,7 @@ for _fam, _ext in USER_MODEL_EXT.items():
         log:
             log_path(f"data/user_model_{_fam}_{{ds}}"),
         shell:
-            "{DATA_FXAI} user-model --model {input.model:q} --family {params.family}"
+            "{FXAI} user-model --model {input.model:q} --family {params.family}"
             " --data {input.data} --split {input.split} --out {output.model}"
             " --meta {output.meta} > {log} 2>&1"
 
@@ -101,9 +101,9 @@ rule user_table:
     log:
         log_path("cross_user_features"),
     shell:
-        "{DATA_FXAI} user-table {input.runs} --prepared {params.prepared}"
+        "{FXAI} user-table {input.runs} --prepared {params.prepared}"
         " --out-dir {RESULTS}/tables --figures-dir {RESULTS}/figures > {log} 2>&1"
 
 
 if USER_RUNS:  # cross.smk requests the runs and the cross tables
-    OUTPUTS.extend(rules.user_table.output)
+    declare_targets("user", rules.user_table.output)

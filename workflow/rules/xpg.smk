@@ -1,13 +1,11 @@
 # XpG paper (Tables 1 and 2): DTs (sklearn CART, depth tuned) and OBDDs (Orange3 CN2 decision
 # lists compiled with dd); all AXps and CXps per instance by MARCO over the explanation graph,
 # each run verified independently; aggregated next to the published tables.
-import sys
 
 XPG = config["xpg"]
 XPG_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
 XPG_DT = [ds for ds in datasets_of("xpg", "dt_datasets") if ds not in XPG_SKIP]
 XPG_OBDD = [ds for ds in datasets_of("xpg", "obdd_datasets") if ds not in XPG_SKIP]
-XPG_FXAI = f"{sys.executable} -m fxai.cli"
 XPG_CAP = XPG["max_instances"]
 XPG_CAP_ARG = f"--max-instances {XPG['max_instances']}" if XPG_CAP else ""
 XPG_MODEL_FILE = {"dt": "{ds}.joblib", "obdd": "{ds}.bdd.json"}
@@ -48,7 +46,7 @@ rule xpg_train_dt:
     log:
         log_path("xpg/train_dt_{ds}"),
     shell:
-        "{XPG_FXAI} xpg-train --family dt --dataset {wildcards.ds} --prepared {params.prepared}"
+        "{FXAI} xpg-train --family dt --dataset {wildcards.ds} --prepared {params.prepared}"
         " --split {input.split}"
         " --out-dir {params.out_dir} {params.learner} --seed {params.seed} > {log} 2>&1"
 
@@ -108,7 +106,7 @@ rule xpg_train_obdd:
     log:
         log_path("xpg/train_obdd_{ds}"),
     shell:
-        "{XPG_FXAI} xpg-train --family obdd --dataset {wildcards.ds} --prepared {params.prepared}"
+        "{FXAI} xpg-train --family obdd --dataset {wildcards.ds} --prepared {params.prepared}"
         " --split {input.split}"
         " --out-dir {RESULTS}/models/obdd {params.cn2} --seed {params.seed} > {log} 2>&1"
 
@@ -139,7 +137,7 @@ rule xpg_explain:
     log:
         log_path("xpg/explain_{family}_{ds}"),
     shell:
-        "{XPG_FXAI} xpg-explain --family {wildcards.family} --dataset {wildcards.ds}"
+        "{FXAI} xpg-explain --family {wildcards.family} --dataset {wildcards.ds}"
         " --prepared {params.prepared}"
         " --model {input.model} --out {output} --time-limit {params.time_limit}"
         " --clock {params.clock} --max-rows-all {params.max_rows_all} --fraction {params.fraction} {params.cap}"
@@ -204,14 +202,14 @@ for _family, _names, _table, _learner in (
         log:
             log_path(f"xpg/{_table}"),
         shell:
-            "{XPG_FXAI} xpg-table --family {params.family} --runs {input.runs}"
+            "{FXAI} xpg-table --family {params.family} --runs {input.runs}"
             " --metas {input.metas} --out-dir {RESULTS}/tables --name {params.table}"
             " --reference {params.reference} {params.cap} --missing-reason '{params.why}'"
             " --clock {params.clock}"
             " > {log} 2>&1"
 
     if _names:
-        OUTPUTS.extend([f"{RESULTS}/tables/{_table}.csv", f"{RESULTS}/tables/{_table}.md"])
+        declare_targets("xpg", [f"{RESULTS}/tables/{_table}.csv", f"{RESULTS}/tables/{_table}.md"])
         RUNS.extend(xpg_table_inputs(_family, _names, _learner)["runs"])
 
 
@@ -240,11 +238,11 @@ rule xpg_instances:
     log:
         log_path("xpg/instances"),
     shell:
-        "{XPG_FXAI} xpg-instances --datasets {params.names} --source-order {params.order}"
+        "{FXAI} xpg-instances --datasets {params.names} --source-order {params.order}"
         " --registry {params.registry}"
         " --max-rows-all {params.max_rows_all} --fraction {params.fraction} --prepared data/prepared"
         " --out-dir {RESULTS}/tables > {log} 2>&1"
 
 
 if XPG_TI:
-    OUTPUTS.append(f"{RESULTS}/tables/xpg_instances.csv")
+    declare_targets("xpg", [f"{RESULTS}/tables/xpg_instances.csv"])
