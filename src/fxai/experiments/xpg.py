@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from fxai.errors import DataError
 from fxai.files import read_json
+from fxai.metrics.censored import censored_mean
 from fxai.runfile import iter_run
 from fxai.version import code_version, stamped
 
@@ -237,6 +238,12 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
     def stat(a: np.ndarray, f, nd: int = 2) -> float:
         return round(float(f(a)), nd) if a.size else float("nan")
 
+    def lower_bound() -> float:
+        ran = [r for r in records if r["status"] in ("done", "timeout")]
+        mean = censored_mean([r.get(TIME[clock], np.nan) for r in ran],
+                             [r["status"] == "timeout" for r in ran], time_limit)
+        return round(mean, 4) if ran else float("nan")
+
     row = {"dataset": meta["dataset"], "n_features": nf, "n_instances": len(records)}
     if family == "dt":
         row["depth"] = meta["depth"]
@@ -259,7 +266,7 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
         "cxp_avg": stat(nc, np.mean), "cxp_len_pct": len_pct("cxps"),
         "time_total_s": stat(times, np.sum, 3), "time_max_s": stat(times, np.max, 4),
         "time_min_s": stat(times, np.min, 4), "time_avg_s": stat(times, np.mean, 4),
-        "time_avg_lb_s": censored_mean(times, n_out, time_limit),
+        "time_avg_lb_s": lower_bound(),
         "verified_pct": round(100 * sum(r["verified"] is True for r in records)
                               / max(len(records), 1), 1),
         "timeouts": n_out,
@@ -268,15 +275,6 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
         "time_clock": clock,
     }
     return row
-
-
-def censored_mean(times: np.ndarray, n_censored: int, limit: float | None) -> float:
-    """A lower bound of the mean time over all instances: the finished ones at their time,
-    the ``n_censored`` timed-out ones at the ``limit`` (they ran at least that long)."""
-    n = times.size + n_censored
-    if not n or (n_censored and limit is None):
-        return float("nan")
-    return round((float(times.sum()) + n_censored * (limit or 0.0)) / n, 4)
 
 
 def run_clock(path: str, head: dict, clock: str | None) -> str:

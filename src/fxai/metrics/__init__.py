@@ -1,5 +1,7 @@
-"""Metrics: FFA distances (error, Kendall's tau, RBO, KL) and their curves over time."""
+"""Metrics: FFA distances (error, Kendall's tau, RBO, KL) and their curves over time; the
+mean over runs that a time limit censored."""
 
+from fxai.metrics.censored import censored_mean
 from fxai.metrics.curves import METRICS, average_instances, instance_curves, merge, sample
 from fxai.metrics.ffa import (
     dense_ranks,
@@ -12,6 +14,6 @@ from fxai.metrics.ffa import (
 )
 
 __all__ = [
-    "METRICS", "average_instances", "dense_ranks", "ffa_error", "instance_curves",
+    "METRICS", "average_instances", "censored_mean", "dense_ranks", "ffa_error", "instance_curves",
     "kendall_tau", "kl_divergence", "merge", "rbo", "rbo_ext", "rbo_ext_code", "sample",
 ]

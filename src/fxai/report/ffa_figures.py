@@ -40,6 +40,7 @@ import pandas as pd
 
 from fxai.errors import DataError
 from fxai.files import read_json
+from fxai.metrics.censored import censored_mean
 from fxai.metrics.curves import (
     AxpSteps,
     StepsBuilder,
@@ -423,7 +424,10 @@ def runtime_table(records: Sequence[Mapping], models: Mapping[str, Mapping] | No
                 significant(float(done["time_s"].mean())) if len(done) else np.nan
             )
             row[_col(m, "complete")] = f"{len(done)}/{len(gm)}"
-            row[_col(m, "time_mean_lb_s")] = censored_mean(gm[gm["complete"] | gm["censored"]])
+            ran = gm[gm["complete"] | gm["censored"]]
+            row[_col(m, "time_mean_lb_s")] = (
+                round(censored_mean(ran["time_s"], ran["censored"], ran["time_limit"]), 2)
+                if len(ran) else np.nan)
         done = g[g["complete"]]
         for what in ("n_axps", "n_cxps"):
             row[f"{what[2:]}_mean"] = round(float(done[what].mean()), 1) if len(done) else np.nan
@@ -431,17 +435,6 @@ def runtime_table(records: Sequence[Mapping], models: Mapping[str, Mapping] | No
             row |= _hardness(ds, models.get(ds), paper)
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def censored_mean(runs: pd.DataFrame) -> float:
-    """A lower bound of the mean time of the finished and timed-out ``runs``: a timed-out
-    run counted at its time limit (it ran at least that long; its own time when the record
-    names no limit)."""
-    if not len(runs):
-        return np.nan
-    time = runs["time_s"].astype(float)
-    limit = pd.to_numeric(runs["time_limit"], errors="coerce").fillna(time)
-    return round(float(time.where(~runs["censored"], limit).mean()), 2)
 
 
 def _hardness(ds: str, meta: Mapping | None, paper: pd.DataFrame | None) -> dict:
