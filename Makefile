@@ -24,7 +24,7 @@ FORKSERVER := $(if $(filter local,$(PROFILE)),$(BIN)/python -m fxai.forkserver -
 # the modules a command imports are compiled once, on first import, into .venv and src/
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: run report test lint docs bench unlock clean venv
+.PHONY: run report test test-fast lint docs bench unlock clean venv
 
 venv: $(STAMP)
 
@@ -50,6 +50,12 @@ report: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# the quick loop while changing a module: unit and property tests and doctests, without the
+# workflow runs (slow), the commands and snakemake plans (cli) and the tests of several
+# seconds (heavy); make test runs them all
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow and not cli and not heavy"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

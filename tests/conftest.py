@@ -1,6 +1,10 @@
 """Hypothesis profiles: ``seeded`` (the default, in ``make test`` and CI alike) draws the
 same examples on every run, so a verdict is reproducible; ``HYPOTHESIS_PROFILE=random``
-draws new random examples (to explore, then pin what it finds with ``@example``)."""
+draws new random examples (to explore, then pin what it finds with ``@example``).
+
+The tests of the files in ``CLI_FILES`` are marked ``cli``: they run fxai commands or
+snakemake (subprocesses, workflow plans, the docs build). ``make test-fast`` leaves them out,
+with the ``slow`` (workflow runs) and ``heavy`` ones; ``make test`` runs everything."""
 
 import os
 import subprocess
@@ -13,6 +17,18 @@ from hypothesis import settings
 settings.register_profile("seeded", derandomize=True)
 settings.register_profile("random", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
+
+CLI_FILES = {"test_audit.py", "test_bad_inputs.py", "test_cli.py", "test_cluster.py",
+             "test_docs.py", "test_docs_commands.py", "test_explain_cli.py", "test_ffa_cli.py",
+             "test_ffa_report.py", "test_forkserver.py", "test_nbc_workflow.py",
+             "test_notebook.py", "test_report_captions.py", "test_workflow.py",
+             "test_your_data.py"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in CLI_FILES:
+            item.add_marker(pytest.mark.cli)
 
 
 @pytest.fixture

@@ -124,6 +124,7 @@ def test_boosted_trees(seed):
     check(o, lambda P: model.predict(np.asarray(P, np.float32)).astype(int), domains)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("seed", range(6))
 def test_background_route_matches_definition_and_shap_exact(seed):
     import shap

@@ -52,6 +52,8 @@ def check_exact(seed, ties):
     assert milp_only.weak_axps(x, sets) == truth and milp_only.fallbacks >= sum(truth)
 
 
+@pytest.mark.heavy
+@pytest.mark.heavy
 @pytest.mark.parametrize("seed", range(10))
 def test_box_search_is_exact_on_fixed_models(seed):
     check_exact(seed, "change")

@@ -40,6 +40,7 @@ def raw(tmp_path_factory):
     return tmp_path_factory.mktemp("raw")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ROOTS)
 def test_fetch_and_prepare_from_mirror(name, raw, tmp_path, monkeypatch):
     monkeypatch.setenv(MIRROR_ENV, str(MIRROR))

@@ -168,6 +168,7 @@ def test_split_file_fault(tmp_path, capsys, stages, fault, command):
     assert not out.exists()
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("family", ["nbc", "dt", "obdd", "bt"])
 @pytest.mark.parametrize("fault", ["truncated", "garbage", "missing"])
 def test_model_file_fault_names_the_file(tmp_path, capsys, stages, family, fault):

@@ -40,6 +40,7 @@ def _grid(model, missing: bool) -> list[list[float]]:
     return [[min(c, default=0.0) - 1, *sorted(c)] + [np.nan] * missing for c in cuts]
 
 
+@pytest.mark.heavy
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]), nan=st.booleans())
 def test_prediction_and_explanations_are_the_library_s_own(seed, classes, nan):
@@ -81,6 +82,7 @@ def _categorical(seed: int, classes: int, nan: bool, text: bool):
     return model, X.to_numpy(object), cats + [unseen]
 
 
+@pytest.mark.heavy
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]), nan=st.booleans(),
        text=st.booleans())

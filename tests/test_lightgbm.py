@@ -51,6 +51,7 @@ def _grid(model, missing: bool) -> list[list[float]]:
     return [[min(c) - 1, *sorted(c)] + [np.nan] * missing for c in cuts]
 
 
+@pytest.mark.heavy
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]),
        route=st.sampled_from(sorted(ROUTES)))
@@ -85,6 +86,7 @@ def test_a_booster_and_the_best_iteration_of_early_stopping():
         assert oracles.for_model(es, x, missing=True).prediction == es.predict(x[None, :])[0]
 
 
+@pytest.mark.heavy
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 10_000), classes=st.sampled_from([2, 3]))
 def test_a_categorical_feature_of_integer_codes(seed, classes):

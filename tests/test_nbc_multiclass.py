@@ -253,6 +253,7 @@ def sklearn_count(model, doms, x, fixed) -> int:
     return int(np.count_nonzero(model.predict(pts) == model.predict([x])[0]))
 
 
+@pytest.mark.heavy
 @settings(max_examples=100, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 7), k=st.integers(2, 5))
 @example(seed=1, n=7, k=2)  # issue 35: a bracket 2 points wide, within the default width

@@ -263,6 +263,7 @@ def test_a_pipeline_s_keyword_messages_agree():
 
 # ---- 7. unsupported LightGBM models: refused by name, exit 2, no traceback ----------------
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("variant", ["category", "linear_tree"])
 def test_fxai_explain_refuses_unsupported_lightgbm_by_name(variant, tmp_path, fxai_cli):
     lgb = pytest.importorskip("lightgbm")

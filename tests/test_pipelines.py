@@ -101,6 +101,7 @@ def _sufficient(pipe, names, grid, x, fixed, c) -> bool:
     return bool(np.all(_predict(pipe, names, _points(grid, x, fixed)) == c))
 
 
+@pytest.mark.heavy
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10_000), last=st.sampled_from(["rf", "dt", "xgb"]),
        scaler=st.sampled_from(SCALERS), encoder=st.sampled_from(["onehot", "ordinal"]),
@@ -133,6 +134,7 @@ def test_explanations_are_exact_over_the_original_columns(seed, last, scaler, en
         assert verify.check_all(pipe, df.iloc[i], [axp], [cxp]) == ([True], [True])
 
 
+@pytest.mark.heavy
 def test_the_rewritten_model_predicts_as_the_pipeline_on_every_grid_point():
     for last in ("rf", "dt", "xgb"):
         pipe, df = _pipeline(3, last, StandardScaler, "onehot", "ignore")
@@ -215,6 +217,7 @@ def test_sparse_one_hot_before_xgboost_is_refused():
         oracles.for_model(pipe, df.iloc[0])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("last", ["rf", "dt", "xgb"])
 def test_the_checker_confirms_every_explanation_and_refuses_wrong_ones(last):
     pipe, df = _pipeline(4, last, RobustScaler, "onehot", "ignore")
@@ -261,6 +264,7 @@ VARIANTS = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 @pytest.mark.parametrize("last", ["extra trees", "xgb 3 classes"])
 def test_more_encoders_and_models_agree_with_the_pipeline_and_the_checker(variant, last):
@@ -361,6 +365,7 @@ def test_naive_bayes_behind_codes_that_do_not_fit_is_refused(pre, words):
         oracles.for_model(pipe, df.iloc[0])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("variant", ["onehot ignore", "onehot error", "infrequent", "ordinal",
                                      "drop first", "encoder then scaler"])
 @pytest.mark.parametrize("last", ["rf soft", "rf hard", "xgb 3 classes"])

@@ -96,6 +96,7 @@ assert "matplotlib.pyplot" not in sys.modules, "pyplot was imported"
 """
 
 
+@pytest.mark.heavy
 def test_figures_leave_the_global_matplotlib_state_alone(tmp_path: Path) -> None:
     """No backend is chosen at import and pyplot is never loaded (issue 18): drawing works
     under a backend that cannot open here (Tk without a display) and leaves it in place."""

@@ -211,6 +211,7 @@ def test_header_is_one_json_line(tmp_path, model):
     assert head["fxai_run"] == 1 and head["instances"] == []
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("command", ["nbc-table", "xpg-table", "cross-table"])
 def test_tables_refuse_a_half_finished_run_file(tmp_path, model, fxai_cli, command):
     run = tmp_path / "runs" / "toy.jsonl"

@@ -329,6 +329,7 @@ def full_depth_forest(cls, seed: int, k: int, trees: int):
     return model, domains, [list(grid[i]) for i in picks]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([1, 2, 4, 5]))

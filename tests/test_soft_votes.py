@@ -74,6 +74,7 @@ def agree_on_every_query(o, predict, domains, x):
             assert part <= set(fixed) and bf.entails(part), (x, fixed, part)
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None, suppress_health_check=[SAME_ROUTE])
 @given(seed=st.integers(0, 10**6), k=st.sampled_from([2, 3]))
 @example(seed=0, k=2)
@@ -103,6 +104,7 @@ def test_a_float64_tie_that_is_no_real_tie_goes_by_float64():
     assert (o.counterexample([]) is None) == (ens.predict([[1.0]])[0] == 0)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
 @settings(max_examples=8, deadline=None, suppress_health_check=[SAME_ROUTE])
 @given(seed=st.integers(0, 10**6), k=st.sampled_from([2, 3, 4]))
@@ -139,6 +141,7 @@ def entropy_forest():
     return clf, list(Xte[0])
 
 
+@pytest.mark.heavy
 def test_time_limits_raise_with_a_weak_explanation(entropy_forest):
     """A limit far too short: each call raises TimeLimitExceeded, naming its limit; the
     partial AXp / CXp is a weak one (checked by the oracle without limit); a limit long

@@ -39,6 +39,7 @@ def _agree(model, x, missing: bool, domains=None) -> None:
         assert [milp.entails(s) for s in sets] == want
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("text", [True, False])
 def test_hist_gradient_categories_and_nan_as_brute_force(seed, text):
@@ -73,6 +74,7 @@ def _lightgbm(seed: int, classes: int):
     return model, X
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("seed", range(4))
 def test_lightgbm_category_splits_and_nan_as_brute_force(seed):
     model, X = _lightgbm(seed, 2 + seed % 2)
@@ -147,6 +149,7 @@ def test_the_leaf_search_routes_every_piece_as_the_checker_reads_the_model():
         _routes(ScoreChecker(model, X[0], missing=True))
 
 
+@pytest.mark.heavy
 def test_lightgbm_and_a_pipeline_on_the_mixed_table_are_decided():
     """The issue's other cases, small: LightGBM with integer-coded categories and NaNs, and
     a Pipeline of a OneHotEncoder, a scaler and a forest (its 5 categorical columns have

@@ -171,6 +171,7 @@ def explain_args(cmd, prep, model, out):
             "--seed", "0"]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("cmd", ["xpg-explain", "cross-run"])
 def test_a_bad_model_exits_nonzero_naming_it_and_writes_nothing(mux6_dt, tmp_path, fxai_cli,
                                                                 cmd):
