@@ -68,6 +68,7 @@ UNRUNNABLE = {
 #: make target -> a regular expression its recipe (make -n -B) must match
 MAKE_RECIPES = {
     "test": r"(?m)/python -m pytest -q$",  # the whole suite: no paths, no -k
+    "test-fast": r'(?m)/python -m pytest -q -m "not slow and not cli and not heavy"$',
     "report": r"snakemake --cores 1 --configfile \S+ --report results/\w+/report\.html",
     "venv": r"pip install --no-compile --progress-bar on -e \"\.\[{EXTRAS}\]\"",
 }

@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import math
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.errors import DataError
 from fxai.files import read_json
-from fxai.metrics.censored import censored_mean
 from fxai.runfile import iter_run
 from fxai.version import code_version, stamped
 
@@ -132,6 +130,8 @@ def published_size(dataset: str, reference: str) -> tuple[int, int]:
 
 
 def _versions(*pkgs: str) -> dict[str, str]:
+    from importlib.metadata import version
+
     return {p: version(p) for p in pkgs}
 
 
@@ -239,6 +239,8 @@ def summarise(records: list[dict], meta: dict, family: str, cap: int | None,
         return round(float(f(a)), nd) if a.size else float("nan")
 
     def lower_bound() -> float:
+        from fxai.metrics.censored import censored_mean
+
         ran = [r for r in records if r["status"] in ("done", "timeout")]
         mean = censored_mean([r.get(TIME[clock], np.nan) for r in ran],
                              [r["status"] == "timeout" for r in ran], time_limit)
