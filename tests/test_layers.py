@@ -118,3 +118,38 @@ def test_benchmarks_import_no_command():
     found = sorted(f"{p.name} -> {m}" for p in bench.glob("*.py")
                    for m in imported("benchmarks." + p.stem, p) if m in COMMANDS)
     assert found == []
+
+
+def smk_names(path: Path) -> tuple[set[str], set[str]]:
+    """(the globals a rule file defines, the names it uses: in code and in the {braces} of
+    its strings, which snakemake formats with the globals)."""
+    import io
+    import re
+    import tokenize
+
+    text = path.read_text()
+    defined = set(re.findall(r"^([A-Za-z_]\w*)\s*=(?!=)|^def (\w+)\(", text, re.M))
+    defined = {a or b for a, b in defined}
+    used = set()
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.NAME:
+            used.add(tok.string)
+        elif tok.type == tokenize.STRING:
+            used |= set(re.findall(r"\{([A-Za-z_]\w*)", tok.string))
+        elif tok.type == getattr(tokenize, "FSTRING_MIDDLE", None):  # pragma: no cover
+            used |= set(re.findall(r"\{([A-Za-z_]\w*)", tok.string))
+    return defined, used
+
+
+def test_rule_files_share_globals_only_through_common_smk():
+    """A rule file reads its own globals and common.smk's, never another rule file's (the
+    include order then does not matter; docs/design.md)."""
+    rules = Path(__file__).resolve().parents[1] / "workflow" / "rules"
+    names = {p.stem: smk_names(p) for p in sorted(rules.glob("*.smk"))}
+    owner = {n: part for part, (defined, _) in names.items() if part != "common"
+             for n in defined}
+    crossing = sorted(f"{part} reads {n} of {owner[n]}.smk"
+                      for part, (_, used) in names.items() for n in used
+                      if n in owner and owner[n] != part)
+    assert len(owner) > 20
+    assert crossing == []

@@ -7,6 +7,9 @@ CROSS = config["cross"]  # defaults filled by workflow/schemas/config.schema.yam
 CROSS_NBC_EXTRA = [
     ds for ds in datasets_of("cross", "nbc_datasets") if ds not in datasets_of("nbc")
 ]
+declare_models("nbc", [ds for ds in CROSS_NBC_EXTRA if ds in DATA_READY])
+for _m in ENSEMBLES:
+    declare_models(_m, datasets_of("cross", "ensemble_datasets"))
 CROSS_FAMILIES = {
     "nbc": datasets_of("nbc") + CROSS_NBC_EXTRA,
     "dt": datasets_of("xpg", "dt_datasets"),
@@ -25,7 +28,7 @@ CROSS_RUNS = [
     for ds in names
     if ds in DATA_READY
 ] if CROSS["enabled"] else []
-CROSS_RUNS += USER_RUNS  # user.smk: the user's datasets, whether cross.enabled or not
+CROSS_RUNS += USER_RUNS  # common.smk: the user's datasets, whether cross.enabled or not
 
 
 def cross_model(wildcards):

@@ -4,8 +4,9 @@
 # job checking every explanation of that run file, then the figures and the runtime table.
 
 FFA = config["ffa"]
-FFA_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
+FFA_SKIP = set(DATA_UNAVAILABLE)  # common.smk: not in the mirror
 FFA_DATASETS = [ds for ds in datasets_of("ffa") if ds not in FFA_SKIP]
+declare_models("bt", FFA_DATASETS)
 FFA_METHODS = FFA["methods"]
 FFA_K = range(FFA["instances"])
 # the instances of each job (part): ffa.instances_per_job at a time

@@ -2,8 +2,9 @@
 # XLC, ApproxPAXp per delta and target size, each independently verified), aggregate.
 
 NBC = config["nbc"]
-# datasets the mirror lacks (data.smk's DATA_UNAVAILABLE) are left out of the table
+# datasets the mirror lacks (common.smk's DATA_UNAVAILABLE) are left out of the table
 NBC_DATASETS = [ds for ds in datasets_of("nbc") if ds not in DATA_UNAVAILABLE]
+declare_models("nbc", NBC_DATASETS)
 
 
 rule nbc_train:

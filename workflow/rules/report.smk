@@ -51,25 +51,12 @@ def _report_part_outputs():
     return targets
 
 
-def report_model_metas():
-    """The meta JSON of every model the active sections train (input of table models)."""
-    nbc = NBC_DATASETS + [ds for ds in CROSS_NBC_EXTRA if ds in DATA_READY]
-    folders = [("nbc", nbc), ("obdd", XPG_OBDD), ("bt", FFA_DATASETS)]
-    folders += [(m, datasets_of("cross", "ensemble_datasets")) for m in ENSEMBLES]  # cross.smk
-    folders += [("dt" + XPG_SUFFIX[lr], XPG_DT) for lr in XPG_LEARNERS]
-    folders += list(USER_FAMILIES.items())  # user.smk: the families trained on user datasets
-    yours = [f"{RESULTS}/models/user/{ds}.{m}.meta.json" for m, names in USER_MODELS.items()
-             for ds in names]
-    return [f"{RESULTS}/models/{m}/{ds}.meta.json" for m, names in folders for ds in names] + yours
-
-
-REPORT_MODEL_METAS = report_model_metas()
 
 
 rule models_table:
     """Table models: per trained model its size, features and thresholds used, accuracy."""
     input:
-        REPORT_MODEL_METAS,
+        MODEL_METAS,
     output:
         table_files("models"),
     resources:
@@ -81,7 +68,7 @@ rule models_table:
         "{FXAI} models-table --metas {input} --out-dir {RESULTS}/tables > {log} 2>&1"
 
 
-if REPORT_MODEL_METAS:
+if MODEL_METAS:
     declare_targets("report", [f"{RESULTS}/tables/models.csv"])
 
 

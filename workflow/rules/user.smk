@@ -6,23 +6,7 @@
 # cross_user_features).
 import json
 
-USER_SPEC = {e["name"]: e for e in USER}  # data.smk: USER, checked there
-USER_MODEL_EXT = {  # the families a user may bring a fitted model of (fxai.models.FAMILIES)
-    fam: f.suffix.lstrip(".") for fam, f in FAMILIES.items() if f.user
-}
-USER_FAMILIES = {  # family -> user datasets it is trained on (cross.smk adds the runs)
-    fam: [e["name"] for e in USER if fam in e.get("families", [])]
-    for fam in ("nbc", "dt", "obdd", "bt", "rf", "mbt")
-}
-USER_MODELS = {  # family -> user datasets whose fitted model of that family is the user's
-    fam: [e["name"] for e in USER if e.get("model", {}).get("family") == fam]
-    for fam in USER_MODEL_EXT
-}
-
-
-def user_model_file(family, ds):
-    """Where the workflow keeps the checked copy of a user's model."""
-    return f"{RESULTS}/models/user/{ds}.{family}.{USER_MODEL_EXT[family]}"
+USER_SPEC = {e["name"]: e for e in USER}  # common.smk: USER, checked there
 
 
 rule user_prepare:
@@ -74,14 +58,6 @@ for _fam, _ext in USER_MODEL_EXT.items():
             "{FXAI} user-model --model {input.model:q} --family {params.family}"
             " --data {input.data} --split {input.split} --out {output.model}"
             " --meta {output.meta} > {log} 2>&1"
-
-
-USER_RUNS = [
-    f"{RESULTS}/runs/cross/{fam}_{ds}.jsonl"
-    for by_family in (USER_FAMILIES, USER_MODELS)
-    for fam, names in by_family.items()
-    for ds in names
-]
 
 
 rule user_table:

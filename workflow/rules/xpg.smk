@@ -3,7 +3,7 @@
 # each run verified independently; aggregated next to the published tables.
 
 XPG = config["xpg"]
-XPG_SKIP = set(DATA_UNAVAILABLE)  # data.smk: not in the mirror
+XPG_SKIP = set(DATA_UNAVAILABLE)  # common.smk: not in the mirror
 XPG_DT = [ds for ds in datasets_of("xpg", "dt_datasets") if ds not in XPG_SKIP]
 XPG_OBDD = [ds for ds in datasets_of("xpg", "obdd_datasets") if ds not in XPG_SKIP]
 XPG_CAP = XPG["max_instances"]
@@ -15,6 +15,9 @@ XPG_SIZED = XPG_DT_CFG["sized"]
 XPG_OPTIMAL = XPG_DT_CFG["optimal"]
 # learner -> suffix of its folders and table: models/dt<s>, runs/xpg<s>, xpg_table2_dt<_s>
 XPG_SUFFIX = {"cart": "", "sized": "-sized", "optimal": "-optimal"}
+declare_models("obdd", XPG_OBDD)
+for _lr in XPG_LEARNERS:
+    declare_models("dt" + XPG_SUFFIX[_lr], XPG_DT)
 
 
 def xpg_max_instances(rows):
