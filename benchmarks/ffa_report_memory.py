@@ -7,7 +7,7 @@ Builds run files shaped like ``fxai ffa-run``'s (a header line, then a record wi
 ``events``, ``axps``, ``cxps``, ``ffa`` and the table fields) for ``--runs`` runs (3 methods
 per instance, dataset ``pneumoniamnist``, 100 pixels, AXps of ~20 and CXps of ~9 of 42 used
 pixels) and runs
-``fxai.report.ffa_figures.make_report`` on them in a child process, printing that process's
+``fxai.experiments.ffa_report.make_report`` on them in a child process, printing that process's
 peak RSS and time. The defaults are the full paper profile at 600 s: 225 runs (15 instances
 x 5 datasets x 3 methods), each with the events of a PneumoniaMNIST MARCO-S run extrapolated
 from 30 s to 600 s (a measured 30-s run: 66,803 AXps and 44,589 CXps, 16 MB; x 20), i.e.
@@ -39,7 +39,7 @@ METHODS = ("marco-a", "marco-c", "marco-s")
 CHILD = """
 import json, re, sys, time
 from pathlib import Path
-from fxai.report.ffa_figures import make_report
+from fxai.experiments.ffa_report import make_report
 paths, out, registry = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 t = time.perf_counter()
 kw = {"registry": registry} if registry else {}

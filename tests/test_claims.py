@@ -1,4 +1,4 @@
-"""The papers' claims (fxai.report.claims): verdicts on constructed evidence, the docs list
+"""The papers' claims (fxai.experiments.claims): verdicts on constructed evidence, the docs list
 every claim, and (slow) every claim holds on the default profile's results."""
 
 import os
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fxai.report import claims as cl
+from fxai.experiments import claims as cl
 
 ROOT = Path(__file__).resolve().parents[1]
 PAXP_COLS = ["dataset", "delta", "target", "length", "precision"]

@@ -11,19 +11,12 @@ import pandas as pd
 import pytest
 from ffa_files import write_run, write_runs
 
+from fxai.experiments.ffa_report import make_report, runtime_table, summary_table
+from fxai.experiments.ffa_runs import collect, exact_ffa, read_runs, reduce_run
 from fxai.explain import ffa_from_axps
 from fxai.metrics.curves import instance_curves
 from fxai.report import canvas, ffa_figures, ffa_pictures
-from fxai.report.ffa_figures import (
-    collect,
-    exact_ffa,
-    figure_paths,
-    make_report,
-    read_runs,
-    reduce_run,
-    runtime_table,
-    summary_table,
-)
+from fxai.report.ffa_figures import figure_paths
 
 REGISTRY = Path(__file__).resolve().parents[1] / "config" / "datasets.yaml"
 
@@ -210,7 +203,7 @@ def test_runtime_table_censors_timed_out_runs_at_their_limit():
 
 
 def test_ffa_tables_say_when_results_mix_code_versions(tmp_path):
-    from fxai.report.ffa_figures import _code_versions
+    from fxai.experiments.ffa_report import _code_versions
     from fxai.report.tables import write_table
 
     recs = [r | {"code_version": "v1"} for r in runs_of("d", 0)]

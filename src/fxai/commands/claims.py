@@ -2,7 +2,7 @@
 
 fxai claims --results results/default --out-dir results/default/tables
 
-One row per claim of :mod:`fxai.report.claims` (docs/claims.md): the paper, the figures and
+One row per claim of :mod:`fxai.experiments.claims` (docs/claims.md): the paper, the figures and
 tables that show it, the statement, the verdict on this run (holds, does not hold, no data)
 and the numbers it was decided on. A claim that does not hold is a finding, not an error: the
 command still exits 0.
@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fxai.report.claims import check_all
+    from fxai.experiments.claims import check_all
     from fxai.report.tables import write_table
 
     try:

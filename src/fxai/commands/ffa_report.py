@@ -25,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fxai.report.ffa_figures import make_report
+    from fxai.experiments.ffa_report import make_report
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     figs = make_report(args.runs, args.checks, args.figures_dir, args.tables_dir, args.variant,

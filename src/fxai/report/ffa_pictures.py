@@ -19,11 +19,10 @@ import numpy as np
 
 from fxai.metrics.curves import AxpSteps, steps_scale
 from fxai.report.canvas import new_figure
+from fxai.report.ffa_figures import LABELS
 
 PICTURES = "ffa_pictures.png"
 TIMES = (0.1, 0.25, 0.5, 0.75)
-METHODS = ("marco-a", "marco-c", "marco-s")
-LABELS = {"marco-a": "MARCO-A", "marco-c": "MARCO-C", "marco-s": "MARCO-S"}
 CMAP = "viridis"
 
 
@@ -85,7 +84,7 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
                 "runs in this profile", ha="center", va="center", fontsize=8)
     else:
         ncol = 2 + len(TIMES)
-        nrow = len(METHODS) * len(names)
+        nrow = len(LABELS) * len(names)
         fig, axes = new_figure(nrow, ncol, figsize=(1.4 * ncol + 0.8, 1.3 * nrow),
                                  squeeze=False, gridspec_kw={"wspace": 0.3})
         heat = None
@@ -95,8 +94,8 @@ def plot_pictures(pictures: Mapping, shapes: Mapping[str, tuple[int, int]],
                 raise ValueError(f"{ds}: {len(pic.x)} features, not a {shape[0]}x{shape[1]} "
                                  "image as the registry says")
             arrays = panels(pic, shape)
-            for r, m in enumerate(METHODS):
-                row = axes[b * len(METHODS) + r]
+            for r, m in enumerate(LABELS):
+                row = axes[b * len(LABELS) + r]
                 for ax in row:
                     ax.set_xticks([])
                     ax.set_yticks([])

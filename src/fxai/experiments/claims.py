@@ -59,7 +59,7 @@ class Evidence:
     def ffa(self) -> tuple[dict[str, float], dict]:
         """``(mean CPU s to the exact FFA per method over complete runs, pooled error
         curves as in Figure 1)``; empty without FFA runs."""
-        from fxai.report.ffa_figures import METHODS, collect, load_runs
+        from fxai.experiments.ffa_runs import METHODS, collect, load_runs
 
         runs = [p for p in self.res.run_files("ffa") if p.suffix == ".jsonl"]
         if not runs:
