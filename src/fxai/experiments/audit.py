@@ -144,7 +144,8 @@ def rows_of(rec: dict) -> Iterable[dict]:
         yield row
 
 
-def _pct(col: pd.Series) -> float:
+def _known_pct(col: pd.Series) -> float:
+    """Percentage of true values among the known ones (NaN: not decided, left out)."""
     vals = col.dropna().astype(bool)
     return float(100 * vals.mean()) if len(vals) else float("nan")
 
@@ -160,7 +161,7 @@ def summarise(tidy: pd.DataFrame) -> pd.DataFrame:
         row = {"family": fam, "dataset": ds, "score": score, "instances": len(truth),
                "excluded": len(g) - len(truth)}
         for k, short in SHORT.items():
-            row[short] = _pct(truth[k])
+            row[short] = _known_pct(truth[k])
         for k in ("gap", "kendall_tau", "rbo"):
             vals = truth[k].dropna().astype(float)
             row[k] = float(vals.mean()) if len(vals) else float("nan")

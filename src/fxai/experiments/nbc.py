@@ -137,7 +137,8 @@ def _mean_sd(values) -> tuple[float, float]:
     return (float(v.mean()), float(v.std())) if v.size else (float("nan"), float("nan"))
 
 
-def _pct(flags) -> float:
+def _verified_pct(flags) -> float:
+    """Percentage of ``True`` among all flags (a record not checked counts as not verified)."""
     flags = list(flags)
     return 100.0 * sum(f is True for f in flags) / len(flags) if flags else float("nan")
 
@@ -162,7 +163,8 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
         "test_acc_pct": 100 * meta["accuracy_test"] if meta.get("accuracy_test") else None,
         "axp_len_mean": lm, "axp_len_sd": ls,
         "axp_time_mean_s": float(np.mean(t_axp)) if t_axp else float("nan"),
-        "n_errors": len(runs) - len(done), "verified_pct": _pct(r["verified"] for r in runs),
+        "n_errors": len(runs) - len(done),
+        "verified_pct": _verified_pct(r["verified"] for r in runs),
     }
     groups: dict[tuple[float, int], list[dict]] = {}
     for r in done:
@@ -188,7 +190,7 @@ def aggregate(ds: str, runs: list[dict], meta: dict) -> tuple[dict, list[dict]]:
             "dp_unsound": sum(bool(s.get("dp_unsound")) for s in ss),
             "dp_nonminimal": sum(bool(s.get("dp_nonminimal")) for s in ss),
             "repaired": sum(bool(s.get("repaired")) for s in ss),
-            "verified_pct": _pct(s["verified"] for s in ss),
+            "verified_pct": _verified_pct(s["verified"] for s in ss),
         })
     rows.sort(key=lambda r: (-r["delta"], -r["target"]))
     return head, rows
