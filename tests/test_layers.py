@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: own layer and those below (models <- oracles <- explain/verify/attribution <- report <-
 #: experiments <- commands <- cli)
 LAYERS = [
-    ["fxai", "errors", "argtypes", "version", "values"],  # fxai: the package's __init__
+    ["fxai", "errors", "argtypes", "version", "values", "clocks"],  # fxai: the package's __init__
     ["files"],
     ["data", "models", "metrics"],
     ["oracles", "runfile"],

@@ -186,7 +186,7 @@ def test_a_bad_model_exits_nonzero_naming_it_and_writes_nothing(mux6_dt, tmp_pat
 
 
 @pytest.mark.parametrize("cmd, target", [("xpg-explain", "fxai.commands.xpg_explain.explain_row"),
-                                         ("cross-run", "fxai.commands.cross_run.explain_instance")])
+                                         ("cross-run", "fxai.commands.cross_run.run_instance")])
 def test_a_failure_mid_run_is_raised_not_recorded_and_the_rerun_resumes(
         mux6_dt, tmp_path, monkeypatch, cmd, target):
     prep, model = mux6_dt
@@ -243,13 +243,13 @@ def test_timed_out_instances_are_censored_in_the_table():
 @pytest.mark.parametrize("clock, status", [("cpu", "timeout"), ("wall", "done")])
 def test_the_time_limit_runs_on_the_configured_clock(mux6_dt, monkeypatch, clock, status):
     """A CPU clock that jumps 100 s per reading: only a run on the CPU clock times out."""
-    from fxai.explain import marco
+    from fxai import clocks
     from fxai.models import load as load_model
     from fxai.models.dtree import from_sklearn
 
     prep, model_path = mux6_dt
     ticks = iter(range(0, 10**6, 100))
-    monkeypatch.setitem(marco.CLOCKS, "cpu", lambda: float(next(ticks)))
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", lambda: float(next(ticks)))
     model = load_model(model_path, 6, family="dt")
     doms = [[0, 1]] * 6
     rec = explain_row("dt", model, from_sklearn(model, domains=doms), doms, [0] * 6,

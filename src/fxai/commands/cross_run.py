@@ -19,9 +19,8 @@ from fxai.experiments.cross import (
     REAL,
     REAL_NO_PAXP,
     TARGETS,
-    explain_instance,
     explained,
-    verify_record,
+    run_instance,
 )
 from fxai.experiments.user import raw_frame
 from fxai.models import FAMILIES
@@ -106,14 +105,14 @@ def run(args: argparse.Namespace) -> int:
                                  if pipeline else np.asarray(o.prediction).item())  # a code
             labels = data.class_labels
             rec["class"] = labels[rec["prediction"]] if labels else rec["prediction"]
-            rec["results"] = explain_instance(
-                o, args.time_limit, args.delta, args.clock,
+            out = run_instance(
+                o, model, given, domains, vote, args.time_limit, args.delta, args.clock,
                 PIPELINE_NO_PAXP if pipeline else REAL_NO_PAXP if args.family in REAL else None)
+            rec["results"], rec["verified"] = out.result, out.verdict
             for key in ("axp", "cxp"):  # the single explanations by name too
                 feats = rec["results"][key]["features"]
                 rec["results"][key]["names"] = (None if feats is None else
                                                 [data.feature_names[f] for f in feats])
-            rec["verified"] = verify_record(rec["results"], model, given, domains, vote)
             complete = all(rec["results"][n]["complete"] for n in TARGETS)
             rec["status"] = "done" if complete else "timeout"
             rec["time_s"] = time.perf_counter() - t0

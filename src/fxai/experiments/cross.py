@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from fxai.experiments.driver import Outcome, Stopwatch, drive
 from fxai.experiments.ffa import METHODS as TARGETS
 from fxai.models import FAMILIES
 
@@ -29,28 +30,31 @@ def counts(o: Oracle) -> bool:
     return type(o).precision is not Oracle.precision
 
 
+def run_instance(o: Oracle, model, x, domains, vote: str | None, time_limit: float,
+                 delta: float, clock: str = "cpu", no_paxp: str | None = None) -> Outcome:
+    """The part's driver (:func:`fxai.experiments.driver.drive`): one entailment call on the
+    whole instance primes the oracle (e.g. compiled code) outside the clock, as the reference
+    code's dummy call does; then :func:`explain_instance` and :func:`verify_record`."""
+    return drive(lambda: explain_instance(o, time_limit, delta, clock, no_paxp), clock=clock,
+                 prime=lambda: o.entails(o.features),
+                 check=lambda res: verify_record(res, model, x, domains, vote))
+
+
 def explain_instance(o: Oracle, time_limit: float, delta: float, clock: str = "cpu",
                      no_paxp: str | None = None) -> dict:
     """Run every algorithm on one oracle; the MARCO time limits and all times are seconds
     of ``clock`` (``"cpu"``: process CPU time, ``"wall"``). ``no_paxp``: why ApproxPAXp
     does not apply (recorded instead of running it).
-
-    One entailment call on the whole instance first primes the oracle (e.g. compiled
-    code) outside the clock, as the reference code's dummy call does.
     """
     from fxai import explain
     from fxai.explain import linear
-    from fxai.explain.marco import CLOCKS
     from fxai.explain.paxp import approx_paxp
 
-    now = CLOCKS[clock]
-
     def timed(fn):
-        t0 = now()
-        out = fn()
-        return out, now() - t0
+        with Stopwatch(clock) as sw:
+            out = fn()
+        return out, sw.took.seconds
 
-    o.entails(o.features)
     res: dict = {}
     axp, t = timed(lambda: explain.find_axp(o))
     res["axp"] = {"features": axp, "time_s": t}

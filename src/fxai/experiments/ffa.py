@@ -3,9 +3,10 @@ enumeration by MARCO-A, MARCO-C or MARCO-S with its events as they are found."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from fxai.experiments.driver import drive
 
 if TYPE_CHECKING:
     from fxai import explain
@@ -20,25 +21,28 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
     """Enumerate with ``method``, passing each event ``[t, kind, features]`` to ``on_event``
     as it is found; return the result fields."""
     from fxai import explain
-    from fxai.explain.marco import CLOCKS
 
     if method not in METHODS:
         raise ValueError(f"method must be one of {sorted(METHODS)}, not {method!r}")
-    # prime the oracle outside the clock (compilation, caches), as the reference code does
-    o.counterexample(set(o.features))
-    o.counterexample(set())
-    calls0 = getattr(o, "calls", 0)
-    m = explain.Marco(o, target=METHODS[method], time_limit=time_limit, clock=clock,
-                      switch=switch, unit_cxps=unit_cxps)
-    events = []
-    clk = CLOCKS[clock]
-    start, start_wall = clk(), time.perf_counter()
-    for ev in m:
-        row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
-        events.append(row)
-        if on_event is not None:
-            on_event(row)
-    elapsed, wall = clk() - start, time.perf_counter() - start_wall
+    events: list[list] = []
+
+    def prime() -> None:  # compilation, caches: outside the clock, as the reference code does
+        o.counterexample(set(o.features))
+        o.counterexample(set())
+
+    def enumerate_() -> tuple[explain.Marco, int]:
+        calls0 = getattr(o, "calls", 0)
+        m = explain.Marco(o, target=METHODS[method], time_limit=time_limit, clock=clock,
+                          switch=switch, unit_cxps=unit_cxps)
+        for ev in m:
+            row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
+            events.append(row)
+            if on_event is not None:
+                on_event(row)
+        return m, getattr(o, "calls", 0) - calls0
+
+    out = drive(enumerate_, clock=clock, prime=prime)
+    (m, calls), elapsed, wall = out.result, out.explained.seconds, out.explained.wall_s
     axps = [list(a) for a in m.axps]
     cxps = [list(c) for c in m.cxps]
     return {
@@ -51,7 +55,7 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
         "time_limit": time_limit,
         "complete": m.complete,
         "switched_at": m.switched_at,
-        "oracle_calls": getattr(o, "calls", 0) - calls0,
+        "oracle_calls": calls,
         "n_axps": len(axps),
         "n_cxps": len(cxps),
         "axps": axps,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from fxai import clocks
 from fxai.explain import linear
 from fxai.explain.exact import all_xps, has_duality
-from fxai.explain.marco import CLOCKS, Marco
+from fxai.explain.marco import Marco
 from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 
 
@@ -92,7 +93,7 @@ def ffa(o: Oracle, time_limit: float | None = None, target: str = "switch", **kw
         counts: dict[int, int] = {}
         try:
             _count(linear.stream(o, "axp", time_limit=time_limit,
-                                 clock=CLOCKS[kw.get("clock", "cpu")]), counts)
+                                 clock=clocks.clock(kw.get("clock", "cpu"))), counts)
         except TimeLimitExceeded:
             return _shares(counts), False
         return _shares(counts), True

@@ -16,17 +16,16 @@ non-minimal models, which MARCO would record as "explanations", so they are reje
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from pysat.solvers import Solver
 
+from fxai import clocks
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.switching import SwitchRule
 from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 
-CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 _OUT_OF_TIME = object()  # a question stopped by the time limit
 # PySAT's names for MinisatGH (pysat.solvers.SolverNames.minisatgh)
 MINIMAL_MODEL_SOLVERS = ("mgh", "msat-gh", "minisat-gh")
@@ -131,9 +130,7 @@ class Marco:
             raise ValueError(f"MARCO needs MinisatGH (solver 'mgh'), whose models are "
                              f"subset-minimal; {solver!r} returns non-minimal models")
         self.rule = (switch or SwitchRule()) if target == "switch" else None
-        if clock not in CLOCKS:
-            raise ValueError(f"clock must be one of {sorted(CLOCKS)}, not {clock!r}")
-        self.clock = CLOCKS[clock]
+        self.clock = clocks.clock(clock)
         self.solver_name = solver
         self.unit_cxps = unit_cxps
         self.feats = list(o.features)
