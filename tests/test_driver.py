@@ -67,3 +67,40 @@ def test_the_cross_driver_primes_explains_and_checks():
     out = run_instance(o, model, [1, 1, 1], [[0, 1]] * 3, None, 30, 0.9)
     assert out.verdict is True and out.result["marco-a"]["complete"]
     assert sorted(map(tuple, out.result["marco-a"]["axps"])) == [(0,), (1, 2)]
+
+
+def test_the_nbc_driver_repairs_a_wrong_dp_set_and_times_both_passes(monkeypatch, fake_clocks):
+    """A DP pass that returns an unsound set (here: the empty set) is caught by the
+    independent count and redone with the sound decision; the record keeps both sets and
+    the time of both passes."""
+    import dataclasses
+
+    import numpy as np
+    from sklearn.naive_bayes import CategoricalNB
+
+    from fxai.experiments import nbc
+    from fxai.explain import paxp
+    from fxai.oracles.nbc import NBCOracle
+    from fxai.verify.nbc import PrecisionChecker
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (300, 6))
+    model = CategoricalNB().fit(X, (X.sum(axis=1) > 6).astype(int))
+    x = X[0]
+    o = NBCOracle(model, x, 3)
+    axp = o.axp()
+    assert len(axp) > 1
+    real = paxp.approx_paxp
+
+    def dp_wrong(o, delta, seed=None, order=None, sound=False):
+        fake_clocks(1.0, 2.0)
+        found = real(o, delta, seed=seed, order=order, sound=sound)
+        return found if sound else dataclasses.replace(found, features=[])
+
+    monkeypatch.setattr(paxp, "approx_paxp", dp_wrong)
+    rec = nbc.paxp_record(model, PrecisionChecker(model, x), x, axp, 0.95, 0, 3)
+    assert rec["repaired"] and rec["dp_unsound"] and not rec["dp_nonminimal"]
+    assert rec["features_dp"] == [] and rec["verified"] is True
+    order = sorted(axp, key=lambda i: (o.deltas[i], i))
+    assert rec["features"] == real(o, 0.95, seed=axp, order=order, sound=True).features
+    assert (rec["time_s"], rec["cpu_s"]) == (4.0, 2.0)  # both passes, on both clocks

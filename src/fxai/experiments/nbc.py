@@ -4,11 +4,11 @@ independently) and the summary of run records into Table 7's rows."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.errors import DataError
+from fxai.experiments.driver import drive
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,27 +83,32 @@ def paxp_record(model, checker: PrecisionChecker, x, axp: list[int], delta: floa
                    time_s=0.0, cpu_s=0.0, verified=checker.at_least(axp, 1.0),
                    dp_unsound=False, dp_nonminimal=False, repaired=False)
         return rec
-    t0, c0 = time.perf_counter(), time.process_time()
-    o = NBCOracle(model, x, decimals)
-    order = sorted(axp, key=lambda i: (o.deltas[i], i))
-    res = approx_paxp(o, delta, seed=axp, order=order)
-    t_dp, c_dp = time.perf_counter() - t0, time.process_time() - c0
-    ok, (lo, hi) = check_approx_paxp(checker, axp, res.features, delta)
+
+    def trim(sound: bool):  # the oracle's set, timed, then checked independently
+        def run():
+            o = NBCOracle(model, x, decimals)
+            order = sorted(axp, key=lambda i: (o.deltas[i], i))
+            return o, approx_paxp(o, delta, seed=axp, order=order, sound=sound)
+        return drive(run, clock="wall",
+                     check=lambda r: check_approx_paxp(checker, axp, r[1].features, delta))
+
+    dp = trim(sound=False)
+    (o, res), (ok, (lo, hi)) = dp.result, dp.verdict
     rec.update(features=res.features, precision=float((lo + hi) / 2),
                precision_err=float((hi - lo) / 2),
-               precision_dp=res.precision, passes=res.passes, time_s=t_dp, cpu_s=c_dp,
-               dp_unsound=False, dp_nonminimal=False, repaired=False, verified=ok)
+               precision_dp=res.precision, passes=res.passes, time_s=dp.explained.wall_s,
+               cpu_s=dp.explained.cpu_s, dp_unsound=False, dp_nonminimal=False,
+               repaired=False, verified=ok)
     if ok is False:  # the scaled DP decided wrongly somewhere (the set is a subset of the AXp)
         unsound = checker.at_least(res.features, delta) is False
         rec.update(dp_unsound=unsound, dp_nonminimal=not unsound)
-        t0, c0 = time.perf_counter(), time.process_time()
-        sound = approx_paxp(o, delta, seed=axp, order=order, sound=True)
-        t_sound, c_sound = time.perf_counter() - t0, time.process_time() - c0
-        ok2, (lo2, hi2) = check_approx_paxp(checker, axp, sound.features, delta)
+        fix = trim(sound=True)
+        (o, sound), (ok2, (lo2, hi2)) = fix.result, fix.verdict
         rec.update(features_dp=res.features, features=sound.features,
                    precision=float((lo2 + hi2) / 2), precision_err=float((hi2 - lo2) / 2),
-                   precision_dp=o.precision(sound.features), time_s=t_dp + t_sound,
-                   cpu_s=c_dp + c_sound,
+                   precision_dp=o.precision(sound.features),
+                   time_s=dp.explained.wall_s + fix.explained.wall_s,
+                   cpu_s=dp.explained.cpu_s + fix.explained.cpu_s,
                    repaired=True, verified=ok2)
     return rec
 
@@ -112,11 +117,12 @@ def explain_instance(model, ds: str, row: int, x, deltas, targets, decimals: int
     from fxai.oracles.nbc import NBCOracle
     from fxai.verify.nbc import PrecisionChecker, check_axp
 
-    t0 = time.perf_counter()
-    o = NBCOracle(model, x, decimals)
-    axp = o.axp()
-    t_axp = time.perf_counter() - t0
-    axp_ok = check_axp(model, x, axp)
+    def find():
+        o = NBCOracle(model, x, decimals)
+        return o, o.axp()
+
+    out = drive(find, clock="wall", check=lambda r: check_axp(model, x, r[1]))
+    (o, axp), axp_ok, t_axp = out.result, out.verdict, out.explained.seconds
     checker = PrecisionChecker(model, x)
     settings = [paxp_record(model, checker, x, axp, d, t, decimals)
                 for d in deltas for t in targets]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fxai.errors import DataError
+from fxai.experiments.driver import drive
 from fxai.files import read_json
 from fxai.runfile import iter_run
 from fxai.version import code_version, stamped
@@ -175,23 +176,29 @@ def explain_row(family: str, model, graph, doms, x: list, time_limit: float,
     from fxai.oracles.xpg import XpGOracle
     from fxai.verify.xpg import BDDChecker, TreeChecker, check
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    o = XpGOracle(graph, x)
-    m = Marco(o, target="axp", time_limit=time_limit, clock=clock)
-    events = [[round(e.t, 6), e.kind, list(e.features)] for e in m]
-    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-    if family == "dt":
-        chk = TreeChecker(model, x, doms)
-        ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
-                        chk.all_cxps() if m.complete else None, m.complete)
-    else:
-        chk = BDDChecker(model, x)
-        ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps, complete=m.complete)
-    if chk.prediction != o.prediction:
-        ok, why = False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
+    def enumerate_():
+        o = XpGOracle(graph, x)
+        m = Marco(o, target="axp", time_limit=time_limit, clock=clock)
+        return o, m, [[round(e.t, 6), e.kind, list(e.features)] for e in m]
+
+    def check_(found) -> tuple[bool, str]:
+        o, m, _ = found
+        if family == "dt":
+            chk = TreeChecker(model, x, doms)
+            ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps,
+                            chk.all_cxps() if m.complete else None, m.complete)
+        else:
+            chk = BDDChecker(model, x)
+            ok, why = check(chk.weak_axp, chk.features, m.axps, m.cxps, complete=m.complete)
+        if chk.prediction != o.prediction:
+            return False, f"checker predicts {chk.prediction}, XpG {o.prediction}"
+        return ok, why
+
+    out = drive(enumerate_, clock=clock, check=check_)
+    (o, m, events), (ok, why) = out.result, out.verdict
     checked = len(m.axps) + len(m.cxps)
     rec = {"prediction": _plain(o.prediction), "status": "done" if m.complete else "timeout",
-           "time_s": elapsed, "cpu_s": cpu, "clock": clock,
+           "time_s": out.explained.wall_s, "cpu_s": out.explained.cpu_s, "clock": clock,
            "verified": ok if checked or not ok else None, "checked": checked,
            "axps": [list(a) for a in m.axps], "cxps": [list(c) for c in m.cxps],
            "events": events, "oracle_calls": o.calls}
