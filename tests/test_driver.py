@@ -104,3 +104,26 @@ def test_the_nbc_driver_repairs_a_wrong_dp_set_and_times_both_passes(monkeypatch
     order = sorted(axp, key=lambda i: (o.deltas[i], i))
     assert rec["features"] == real(o, 0.95, seed=axp, order=order, sound=True).features
     assert (rec["time_s"], rec["cpu_s"]) == (4.0, 2.0)  # both passes, on both clocks
+
+
+def test_the_user_driver_times_the_check_apart_and_tells_the_stage(monkeypatch, fake_clocks):
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fxai import verify
+    from fxai.data.generators import cube
+    from fxai.experiments.user import explain_row
+
+    X = cube(3)
+    model = DecisionTreeClassifier(random_state=0).fit(X, X[:, 0] | (X[:, 1] & X[:, 2]))
+    real, stages = verify.check_all, []
+
+    def slow_check(*args, **kw):
+        fake_clocks(3.0, 0.0)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(verify, "check_all", slow_check)
+    rec = explain_row(model, [1, 1, 1], [[0, 1]] * 3, 30, "cpu", ["a", "b", "c"],
+                      stage=stages.append)
+    assert rec["verified"] is True and stages == ["checking"]
+    assert sorted(rec["axps"]) == [["a"], ["b", "c"]]
+    assert (rec["check_s"], rec["time_s"]) == (3.0, 3.0)

@@ -6,11 +6,11 @@ run records into the tables' rows."""
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from fxai.experiments.driver import Stopwatch, drive
 from fxai.runfile import load_input
 
 if TYPE_CHECKING:
@@ -87,32 +87,39 @@ def _user(spec, fn, model, bg, names, o, x):
                                   len(x))
 
 
-def audit_instance(o, x, fns: dict, formal: list[str], time_limit: float) -> dict:
-    """Relevancy, then every score with its CPU time and measures (see the module)."""
-    from fxai import attribution
+def audit_instance(o, model, x, domains, fns: dict, formal: list[str],
+                   time_limit: float) -> dict:
+    """Relevancy (every AXp and CXp, checked by the family's checker), then every score with
+    its CPU time and measures (see the module)."""
+    from fxai import attribution, verify
     from fxai.attribution.measures import disagreement
 
-    t0 = time.process_time()
-    r = attribution.relevant(o, time_limit=time_limit, clock="cpu")
+    def check(r) -> bool:
+        ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, domains)
+        return bool(all(ok_a) and all(ok_c))
+
+    out = drive(lambda: attribution.relevant(o, time_limit=time_limit, clock="cpu"),
+                clock="cpu", check=check)
+    r = out.result
     rec = {"relevant": r.features, "complete": r.complete, "method": r.method,
            "axps": [list(a) for a in r.axps], "cxps": [list(c) for c in r.cxps],
-           "xp_time_s": time.process_time() - t0}
+           "xp_time_s": out.explained.seconds}
     ffa = attribution.indices(r.axps, r.cxps)["ffa"] if r.complete else None
     scores: dict = {}
     for name, fn in fns.items():
-        t0 = time.process_time()
         try:
-            values = [float(v) for v in fn(o, x)]
+            with Stopwatch("cpu") as sw:
+                values = [float(v) for v in fn(o, x)]
         except (ValueError, NotImplementedError) as err:
             if name not in ("shapley", "shapley_background"):
                 raise
             scores[name] = {"skipped": str(err)}  # no exact route for this model
             continue
-        scores[name] = {"values": values, "time_s": time.process_time() - t0}
+        scores[name] = {"values": values, "time_s": sw.took.seconds}
     if r.complete:
-        t0 = time.process_time()
-        idx = attribution.indices(r.axps, r.cxps)
-        t = (time.process_time() - t0) / max(1, len(idx))
+        with Stopwatch("cpu") as sw:
+            idx = attribution.indices(r.axps, r.cxps)
+        t = sw.took.seconds / max(1, len(idx))
         for name in formal:
             scores[name] = {"values": [idx[name].get(f, 0.0) for f in range(len(x))],
                             "time_s": t + rec["xp_time_s"]}
@@ -120,6 +127,7 @@ def audit_instance(o, x, fns: dict, formal: list[str], time_limit: float) -> dic
         if "values" in s:
             s.update(disagreement(s["values"], r.features, ffa) if r.complete else {})
     rec["scores"] = scores
+    rec["verified"] = out.verdict
     return rec
 
 

@@ -7,6 +7,7 @@ import sys
 import time
 
 from fxai.errors import ModelError
+from fxai.experiments.driver import drive
 from fxai.models import n_classes
 
 
@@ -111,29 +112,30 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     model's features in order, for a model fitted without; ``stage(name)`` is told when
     checking starts)."""
     from fxai import explain, oracles, verify
-    from fxai.explain.marco import CLOCKS
 
-    now = CLOCKS[clock]
-    t0 = now()
     options = {"domains": domains, "vote": vote, "missing": missing}
-    o = oracles.for_model(model, x, columns=names, **options)
-    if o.feature_names is None:
-        o.feature_names = columns
-    r = explain.all_xps(o, time_limit=time_limit, clock=clock)
+
+    def explain_() -> tuple:
+        o = oracles.for_model(model, x, columns=names, **options)
+        if o.feature_names is None:
+            o.feature_names = columns
+        return o, explain.all_xps(o, time_limit=time_limit, clock=clock)
+
+    def check(found) -> tuple[bool | None, str | None]:
+        stage("checking")
+        _, r = found
+        try:  # the check gets the explainer's time limit too (in CPU s), in small batches
+            ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, batch=CHECK_BATCH,
+                                          time_limit=time_limit, columns=names, **options)
+        except oracles.TimeLimitExceeded as e:
+            return None, (f"time limit: the checker's {time_limit} s ran out"
+                          if e.seconds is not None else
+                          f"size: beyond the checker ({' '.join(str(e).split())})")
+        return all(ok_a) and all(ok_c), None
+
+    out = drive(explain_, clock=clock, check=check)
+    (o, r), (verified, unchecked) = out.result, out.verdict
     notes = unseen(model, x, vote, missing)
-    t1 = now()
-    stage("checking")
-    unchecked = None
-    try:  # the check gets the explainer's time limit too (in CPU s), in small batches
-        ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, batch=CHECK_BATCH,
-                                      time_limit=time_limit, columns=names, **options)
-        verified: bool | None = all(ok_a) and all(ok_c)
-    except oracles.TimeLimitExceeded as e:
-        verified = None
-        unchecked = (f"time limit: the checker's {time_limit} s ran out"
-                     if e.seconds is not None else
-                     f"size: beyond the checker ({' '.join(str(e).split())})")
-    t2 = now()
     ffa = explain.ffa_from_axps(r.axps)
     return {
         "instance": dict(zip(o.feature_names, explain.values(o), strict=True)),  # as in the CSV
@@ -143,9 +145,9 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
         "ffa": explain.names(o, ffa),
         "complete": r.complete,
         "verified": verified,
-        "time_s": t2 - t0,
+        "time_s": out.explained.seconds + out.checked.seconds,
         "explain_s": r.time_s,
-        "check_s": t2 - t1,
+        "check_s": out.checked.seconds,
         **({"notes": notes} if notes else {}),
         **({"not_checked": unchecked} if unchecked else {}),
     }
