@@ -31,7 +31,8 @@ from fxai.experiments.audit import (
     plan,
     score_functions,
 )
-from fxai.runfile import RunWriter, load_input
+from fxai.experiments.inputs import prepared_and_model
+from fxai.runfile import RunWriter
 
 if TYPE_CHECKING:
     pass
@@ -92,15 +93,10 @@ def run(args: argparse.Namespace) -> int:
 
     from fxai import oracles
     from fxai.attribution import heuristic
-    from fxai.data.prepared import finite_domains, load
-    from fxai.models import check_features
-    from fxai.models import load as load_model
+    from fxai.data.prepared import finite_domains
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    data = load_input(lambda p: load(args.dataset, p), args.prepared,
-                      f"prepared table of {args.dataset}")
-    model = load_input(lambda p: load_model(p, data.n_features), args.model, "model")
-    check_features(model, args.model, data.n_features, Path(args.prepared) / f"{args.dataset}.csv")
+    data, model = prepared_and_model(args.dataset, args.prepared, args.model)
     doms = finite_domains(data.domains)
     names = [d["name"] for d in data.domains]
     space, ids, points = plan(args, data, doms)

@@ -22,6 +22,7 @@ from fxai.experiments.cross import (
     explained,
     run_instance,
 )
+from fxai.experiments.inputs import prepared_and_model
 from fxai.experiments.user import raw_frame
 from fxai.models import FAMILIES
 from fxai.runfile import RunWriter, load_input
@@ -60,19 +61,14 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from fxai import oracles
-    from fxai.data.prepared import cleaning_note, finite_domains, load, load_split, shown
+    from fxai.data.prepared import cleaning_note, finite_domains, load_split, shown
     from fxai.data.split import pick_instance
-    from fxai.models import VOTES, check_features, n_classes
-    from fxai.models import load as load_model
+    from fxai.models import VOTES, n_classes
     from fxai.models.kinds import is_kind
     from fxai.values import plain
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    data = load_input(lambda p: load(args.dataset, p), args.prepared,
-                      f"prepared table of {args.dataset}")
-    model = load_input(lambda p: load_model(p, data.n_features, family=args.family), args.model,
-                       f"{args.family} model")
-    check_features(model, args.model, data.n_features, Path(args.prepared) / f"{args.dataset}.csv")
+    data, model = prepared_and_model(args.dataset, args.prepared, args.model, args.family)
     doms = finite_domains(data.domains)
     _, test = load_input(load_split, args.split, "split")
     rows = [pick_instance(test, k, args.seed) for k in range(min(args.instances, len(test)))]
