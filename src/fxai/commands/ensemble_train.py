@@ -22,6 +22,7 @@ from pathlib import Path
 
 from fxai.argtypes import count, positive_int
 from fxai.errors import DataError
+from fxai.experiments.cross import boosting
 from fxai.files import temp_beside, write_atomic
 from fxai.models import ENSEMBLES
 from fxai.version import code_version
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                               objective="multi:softprob")
         ens = scores.convert(model)
     else:
-        model = _boosting(args.family, args.trees, args.depth, args.seed).fit(Xtr, ytr)
+        model = boosting(args.family, args.trees, args.depth, args.seed).fit(Xtr, ytr)
         ens = oracles.prepare(model).model  # the ScoreEnsemble over interval codes
         predict = model.predict
     meta = {
@@ -104,17 +105,3 @@ def run(args: argparse.Namespace) -> int:
              args.family, prep.name, ens.n_classes, args.trees, args.depth,
              meta["accuracy_train"], meta["accuracy_test"])
     return 0
-
-
-def _boosting(family: str, trees: int, depth: int, seed: int):
-    """An unfitted HistGradientBoostingClassifier (hgb) or LGBMClassifier (lgbm), seeded,
-    one thread (the workflow runs rules side by side)."""
-    if family == "hgb":
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        return HistGradientBoostingClassifier(max_iter=trees, max_depth=depth,
-                                              early_stopping=False, random_state=seed)
-    from lightgbm import LGBMClassifier
-
-    return LGBMClassifier(n_estimators=trees, max_depth=depth, num_leaves=2 ** depth,
-                          random_state=seed, n_jobs=1, verbose=-1)

@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
-import time
 
 from fxai.errors import DataError, ModelError
+from fxai.experiments.ffa import check_record
 from fxai.runfile import RunWriter, iter_run
 
 LOG = logging.getLogger("fxai.ffa_verify")
@@ -21,28 +21,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="the model the run explained")
     p.add_argument("--out", required=True,
                    help="check records (JSON Lines, one per instance; <out>.partial until done)")
-
-
-def check_record(record: dict, model) -> dict:
-    """The check fields of one run record: verified (None when there was nothing to check),
-    counts, time."""
-    from fxai import verify
-
-    out = {k: record.get(k) for k in ("dataset", "method", "instance", "k")}
-    axps, cxps = record["axps"], record["cxps"]
-    start, start_wall = time.process_time(), time.perf_counter()
-    ok_a, ok_c = verify.check_all(model, record["x"], axps, cxps)
-    bad_a = [a for a, ok in zip(axps, ok_a, strict=True) if not ok]
-    bad_c = [c for c, ok in zip(cxps, ok_c, strict=True) if not ok]
-    return out | {
-        "verified": not bad_a and not bad_c if axps or cxps else None,
-        "n_checked": len(axps) + len(cxps),
-        "failed_axps": bad_a[:20],
-        "failed_cxps": bad_c[:20],
-        "n_failed": len(bad_a) + len(bad_c),
-        "check_time_s": round(time.process_time() - start, 3),
-        "check_wall_s": round(time.perf_counter() - start_wall, 3),
-    }
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from fxai.errors import DataError
+from fxai.experiments.user import feature_rows
 from fxai.runfile import iter_run
 from fxai.version import stamped
 
@@ -27,24 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prepared", required=True, help="folder of the prepared user tables")
     p.add_argument("--out-dir", required=True)
     p.add_argument("--figures-dir", required=True)
-
-
-def feature_rows(names: list[str], records: list[dict], family: str, ds: str) -> list[dict]:
-    """One row per feature from one run file's records."""
-    import numpy as np
-
-    ok = [r for r in records if r.get("status") != "error"]
-    ffas = [r["results"]["ffa"]["exact"] for r in ok if "ffa" in r["results"]]
-    verified = 100 * float(np.mean([bool(r.get("verified")) for r in records]))
-    rows = []
-    for i, name in enumerate(names):
-        in_axp = [i in r["results"]["axp"]["features"] for r in ok]
-        rows.append({"family": family, "dataset": ds, "feature": name,
-                     "in_axp_pct": 100 * float(np.mean(in_axp)) if in_axp else float("nan"),
-                     "ffa_mean": float(np.mean([f.get(str(i), 0.0) for f in ffas]))
-                     if ffas else float("nan"),
-                     "instances": len(records), "verified_pct": verified})
-    return rows
 
 
 def run(args: argparse.Namespace) -> int:

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=count, required=True)
 
 
-def explain_all(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from fxai.data.prepared import finite_domains, load
@@ -74,6 +74,3 @@ def explain_all(args: argparse.Namespace) -> int:
     LOG.info("%s (%s): %d runs failed their check", args.dataset, args.family, n_bad)
     return 0
 
-
-def run(args: argparse.Namespace) -> int:
-    return explain_all(args)

@@ -203,3 +203,17 @@ def narrow(table: pd.DataFrame) -> pd.DataFrame:
                                table[f"{name}_timeouts"], strict=True)]
     out["ffa_agree_pct"] = table["ffa_methods_agree_pct"].round(0)
     return out
+
+
+def boosting(family: str, trees: int, depth: int, seed: int):
+    """An unfitted HistGradientBoostingClassifier (hgb) or LGBMClassifier (lgbm), seeded,
+    one thread (the workflow runs rules side by side)."""
+    if family == "hgb":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        return HistGradientBoostingClassifier(max_iter=trees, max_depth=depth,
+                                              early_stopping=False, random_state=seed)
+    from lightgbm import LGBMClassifier
+
+    return LGBMClassifier(n_estimators=trees, max_depth=depth, num_leaves=2 ** depth,
+                          random_state=seed, n_jobs=1, verbose=-1)

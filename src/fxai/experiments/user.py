@@ -226,3 +226,22 @@ class Progress:
             shown = now
             print(f"fxai explain: row {k} of {self.n} (CSV row {line}): {name}, "
                   f"{now - t0:.0f} s", file=sys.stderr, flush=True)
+
+
+def feature_rows(names: list[str], records: list[dict], family: str, ds: str) -> list[dict]:
+    """One row per feature from one run file's records (the table ``cross_user_features``):
+    the share of instances whose AXp holds it, its mean exact FFA, the verified share."""
+    import numpy as np
+
+    ok = [r for r in records if r.get("status") != "error"]
+    ffas = [r["results"]["ffa"]["exact"] for r in ok if "ffa" in r["results"]]
+    verified = 100 * float(np.mean([bool(r.get("verified")) for r in records]))
+    rows = []
+    for i, name in enumerate(names):
+        in_axp = [i in r["results"]["axp"]["features"] for r in ok]
+        rows.append({"family": family, "dataset": ds, "feature": name,
+                     "in_axp_pct": 100 * float(np.mean(in_axp)) if in_axp else float("nan"),
+                     "ffa_mean": float(np.mean([f.get(str(i), 0.0) for f in ffas]))
+                     if ffas else float("nan"),
+                     "instances": len(records), "verified_pct": verified})
+    return rows
