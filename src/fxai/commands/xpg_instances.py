@@ -11,18 +11,9 @@ missing-value handling), each with the 30 % rounded or rounded up (as scikit-lea
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fxai.argtypes import positive_int, share
-from fxai.errors import DataError
-from fxai.experiments.xpg import counts, sample_size
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-
-COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")
+from fxai.experiments.xpg import instance_rules
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -43,53 +34,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default="xpg_instances")
 
 
-def build(args: argparse.Namespace) -> pd.DataFrame:
-    import pandas as pd
-
-    from fxai.data.prepare import source_dir
-    from fxai.data.registry import load_registry
-    from fxai.report.reference import load
-
-    registry = load_registry(args.registry)
-    aliases = registry.aliases
-    order = tuple(args.source_order.split(","))
-    rows = []
-    for ref in args.references:
-        for _, pub in load(ref).iterrows():
-            ds = aliases.get(str(pub["dataset"]).lower(), str(pub["dataset"]))
-            if args.datasets is not None and ds not in args.datasets:
-                continue
-            try:
-                folder = source_dir(args.prepared, registry.entry(ds), order)
-            except DataError:  # not in the registry, or none of the sources in order
-                folder = Path(args.prepared, "-")
-            if not (folder / f"{ds}.csv").is_file():
-                if args.datasets is not None:
-                    raise SystemExit(f"{ds}: no prepared table {folder}/{ds}.csv")
-                continue
-            row = {"table": ref, "dataset": ds, "published": int(pub["n_instances"])}
-            row |= counts(ds, folder, Path(args.raw_root), registry, order)
-            hits = []
-            for c in COUNTS:
-                for up in (False, True):
-                    n = row[c]
-                    pred = None if n is None else sample_size(n, args.max_rows_all,
-                                                              args.fraction, up)
-                    rule = f"{c}_{'ceil' if up else 'round'}"
-                    row[rule] = pred
-                    if pred == row["published"]:
-                        hits.append(rule)
-            row["rules_hitting"] = " ".join(hits)
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from fxai.report.tables import write_table
 
-    df = build(args)
+    df = instance_rules(args.references, args.datasets, args.prepared, args.raw_root,
+                        tuple(args.source_order.split(",")), args.registry,
+                        args.max_rows_all, args.fraction)
     if df.empty:
         raise SystemExit(f"no published dataset has a prepared table in {args.prepared}/<source>/")
     rules = [c for c in df.columns if c.endswith(("_round", "_ceil"))]

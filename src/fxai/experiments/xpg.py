@@ -349,6 +349,9 @@ def sample_size(n: int, max_rows_all: int, fraction: float, up: bool) -> int:
     return math.ceil(fraction * n - 1e-9) if up else int(round(fraction * n))
 
 
+COUNTS = ("rows", "distinct_rows", "distinct_x", "raw_distinct_x")  # #TI candidates
+
+
 def counts(ds: str, prepared: Path, raw_root: Path, registry,
            order: tuple[str, ...]) -> dict[str, int | None]:
     """Row counts of a dataset under each reading of "rows" (None: raw table unavailable)."""
@@ -371,3 +374,49 @@ def counts(ds: str, prepared: Path, raw_root: Path, registry,
     except (DataError, KeyError):  # image/text entries have no raw table of features
         out["raw_distinct_x"] = None
     return out
+
+
+def instance_rules(references: list[str], datasets: list[str] | None, prepared: str | Path,
+                   raw_root: str | Path, source_order: tuple[str, ...], registry_path: str,
+                   max_rows_all: int, fraction: float) -> pd.DataFrame:
+    """Per published dataset with a prepared table (of ``datasets``, default all): its
+    published #TI, the candidate counts (``COUNTS``) and the #TI each candidate rule gives
+    (the sample size rounded or rounded up), and the rules that hit the published one."""
+    import pandas as pd
+
+    from fxai.data.prepare import source_dir
+    from fxai.data.registry import load_registry
+    from fxai.report.reference import load
+
+    registry = load_registry(registry_path)
+    aliases = registry.aliases
+    order = source_order
+    rows = []
+    for ref in references:
+        for _, pub in load(ref).iterrows():
+            ds = aliases.get(str(pub["dataset"]).lower(), str(pub["dataset"]))
+            if datasets is not None and ds not in datasets:
+                continue
+            try:
+                folder = source_dir(prepared, registry.entry(ds), order)
+            except DataError:  # not in the registry, or none of the sources in order
+                folder = Path(prepared, "-")
+            if not (folder / f"{ds}.csv").is_file():
+                if datasets is not None:
+                    raise DataError(f"{ds}: no prepared table {folder}/{ds}.csv")
+                continue
+            row = {"table": ref, "dataset": ds, "published": int(pub["n_instances"])}
+            row |= counts(ds, folder, Path(raw_root), registry, order)
+            hits = []
+            for c in COUNTS:
+                for up in (False, True):
+                    n = row[c]
+                    pred = None if n is None else sample_size(n, max_rows_all,
+                                                              fraction, up)
+                    rule = f"{c}_{'ceil' if up else 'round'}"
+                    row[rule] = pred
+                    if pred == row["published"]:
+                        hits.append(rule)
+            row["rules_hitting"] = " ".join(hits)
+            rows.append(row)
+    return pd.DataFrame(rows)
