@@ -372,5 +372,21 @@ def _check(weak_axps: WeakAXps, features: list[int], axps, cxps, t0: float, batc
         res = _within(weak_axps, sets, t0, time_limit, lambda s=start: out_of_time(s))
         for kind, a, b in spans:
             head, rest = res[a], res[a + 1:b]
-            ok.append(head and not any(rest) if kind == "axp" else (not head) and all(rest))
+            ok.append(_verdict(head, rest) if kind == "axp" else
+                      _verdict(_not(head), [_not(r) for r in rest]))
     return ok[:len(axps)], ok[len(axps):]
+
+
+def _not(answer: bool | None) -> bool | None:
+    return None if answer is None else not answer
+
+
+def _verdict(head: bool | None, rest: list[bool | None]) -> bool | None:
+    """An AXp's verdict from "its set keeps the class" and "each set with one feature less
+    keeps it" (a CXp's from their negations on the complements): False when one answer
+    refutes it, None when an undecided answer (None) leaves it open, else True."""
+    if head is False or any(r is True for r in rest):
+        return False
+    if head is None or any(r is None for r in rest):
+        return None
+    return True

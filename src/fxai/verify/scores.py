@@ -35,17 +35,26 @@ summing to at most its left form and those under its right child to at most 1 mi
 Fixed features have their binaries fixed by the instance. For each rival class j the MILP
 maximises score_j - score_c over the leaves; the optimal point, rebuilt from the binaries,
 is scored by the library: a counterexample iff its class is not c. If the optimum shows a
-clearly better rival (by more than 1e-6 of the leaves' total) yet the library keeps c, the
-checker raises rather than guess; a near-tie optimum the library keeps is read as no
-counterexample (only another point as close to a tie, within HiGHS's tolerance, could be
-misjudged). Before the MILPs, a few seeded random completions are scored by the library: a
+clearly better rival (by more than ``tol``) yet the library keeps c, the checker raises
+rather than guess. ``tol`` bounds the library's rounding of a point's scores (1e-6 of the
+leaves' total; for XGBoost's float32 sums 4 (n + 1) 2^-24 of it, n trees). When the MILP's
+bound comes within ``tol`` of a tie, the decision is exact: every leaf combination whose
+margin lies within ``tol`` is listed (the MILP with a cap on the margin and a no-good cut
+per combination found, on the trees that score the two classes differently) and scored by
+the library, whose class is a function of the leaves reached (its own sums, in its own
+order, and its tie rule). More than ``band_max`` combinations: the answer is
+:class:`Undecided`, never "keeps the class". Before the MILPs, a few seeded random
+completions are scored by the library: a
 counterexample among them is one (the check stays exact).
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import warnings
 import weakref
+from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -58,7 +67,16 @@ from fxai.models.kinds import is_kind, is_xgboost
 from fxai.verify.named import as_fitted, named
 from fxai.verify.score_leaves import LeafSearch, category_ends
 
-_TOL = 1e-6  # relative to the leaves' total: far above float32 rounding of the sums
+_TOL = 1e-6  # relative to the leaves' total: far above float64 rounding of the sums
+log = logging.getLogger("fxai.verify")
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """The checker's answer to a question it cannot decide exactly (never "keeps the
+    class"): ``reason`` says why."""
+
+    reason: str
 
 
 class Tree(NamedTuple):
@@ -98,8 +116,9 @@ class ScoreChecker:
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
                  vote: str | None = None, samples: int = 64, missing: bool = False,
                  groups: Sequence[tuple[Sequence[int], Sequence]] | None = None,
-                 leaves: bool = True):
+                 leaves: bool = True, band_max: int = 200):
         self.model, self.vote, self.samples = model, vote or "soft", samples
+        self.band_max = band_max
         self._leaves = None if leaves else False  # the leaf search, built on first use
         self._joint = [(tuple(int(k) for k in inputs), np.asarray(rows, dtype=np.float64))
                        for inputs, rows in groups or ()]
@@ -293,9 +312,15 @@ class ScoreChecker:
                                      dtype=np.float64).reshape(-1, self.k)
         self._nv += len(self._leaf_scores)
         self._integrality = np.r_[np.ones(self._n_int), np.zeros(self._nv - self._n_int)]
-        self._tol = _TOL * max(1.0, float(np.abs(self._leaf_scores).sum()))
+        sizes = np.cumsum([0] + [int((tree.left < 0).sum()) for tree in trees])
+        self._tree_spans = list(zip(sizes[:-1], sizes[1:], strict=True))  # leaf vars per tree
         self._base = self._scores(self.raw[None])[0] - sum(
             tree.value[self._leaf(tree, self.x)] for tree in trees)
+        # a bound on the library's rounding of a point's scores: float64 sums, or XGBoost's
+        # float32 sums of a leaf per tree and the intercept (n + 1 terms)
+        total = max(1.0, float(np.abs(self._leaf_scores).sum() + np.abs(self._base).sum()))
+        rel = max(_TOL, 4.0 * (len(trees) + 1) * 2.0**-24) if self.test == "lt32" else _TOL
+        self._tol = rel * total
         self._cons: LinearConstraint | None = None
 
     def _constraints(self) -> LinearConstraint:
@@ -411,20 +436,24 @@ class ScoreChecker:
         return float(a if float(a) > T[-1] else np.nextafter(a, f32(np.inf)))
 
     # ---- queries -------------------------------------------------------------------
-    def counterexample(self, fixed: Iterable[int]) -> np.ndarray | None:
-        """A point (raw values) agreeing with x on ``fixed`` of another class, or None."""
+    def counterexample(self, fixed: Iterable[int]) -> np.ndarray | None | Undecided:
+        """A point (raw values) agreeing with x on ``fixed`` of another class, None, or
+        :class:`Undecided`."""
         return self.counterexamples([fixed])[0]
 
-    def entails(self, fixed: Iterable[int]) -> bool:
-        return self.counterexample(fixed) is None
+    def entails(self, fixed: Iterable[int]) -> bool | None:
+        """Does fixing ``fixed`` keep the class? (None: undecided.)"""
+        return self.weak_axps([fixed])[0]
 
-    def weak_axps(self, sets: Sequence[Iterable[int]]) -> list[bool]:
-        """Whether fixing each set keeps the prediction."""
-        return [p is None for p in self.counterexamples(sets)]
+    def weak_axps(self, sets: Sequence[Iterable[int]]) -> list[bool | None]:
+        """Whether fixing each set keeps the prediction (None: undecided)."""
+        return [None if isinstance(p, Undecided) else p is None
+                for p in self.counterexamples(sets)]
 
-    def counterexamples(self, sets: Sequence[Iterable[int]]) -> list[np.ndarray | None]:
-        """Per set a counterexample or None: the leaf search, then for the sets it leaves
-        the seeded samples of every set scored in one library call, then their MILPs; the
+    def counterexamples(self, sets: Sequence[Iterable[int]]
+                        ) -> list[np.ndarray | None | Undecided]:
+        """Per set a counterexample, None or :class:`Undecided`: the leaf search, then for
+        the sets it leaves the seeded samples of every set scored in one library call, then their MILPs; the
         points of optima that clearly beat the prediction are confirmed in one more call
         (the checker raises if the library keeps the prediction at one: the encoding would
         disagree with the model).
@@ -451,6 +480,9 @@ class ScoreChecker:
             found[i], sure = self._solve(fixed)
             if found[i] is None:
                 self._kept.append(frozenset(fixed))
+            elif isinstance(found[i], Undecided):
+                log.warning("check: undecided for the features %s fixed: %s", sorted(fixed),
+                            found[i].reason)
             else:
                 self._seen(found[i])
                 claimed += [i] * sure
@@ -503,32 +535,79 @@ class ScoreChecker:
         hit = np.flatnonzero(self._agree[:, sorted(fixed)].all(axis=1))
         return self._points[hit[0]] if hit.size else None
 
-    def _solve(self, fixed: set[int]) -> tuple[np.ndarray | None, bool]:
-        """(a counterexample or None, whether it is an optimum that clearly beats the
-        prediction, still to be confirmed): one MILP per rival class; a near-tie optimum is
-        scored by the library at once (read as no counterexample if it keeps the class)."""
+    def _solve(self, fixed: set[int]) -> tuple[np.ndarray | None | Undecided, bool]:
+        """(a counterexample, None or :class:`Undecided`; whether it is an optimum that
+        clearly beats the prediction, still to be confirmed): one MILP per rival class; a
+        rival whose bound comes within ``tol`` of a tie has every leaf combination of that
+        band scored by the library (:meth:`_band`)."""
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
         for var, value in self._pinned(fixed).items():
             lo[var] = hi[var] = float(value)
-        cons = self._constraints()
         tol = self._tol
+        undecided = None
         for j in range(self.k):
             if j == self.c:
                 continue
             cost = np.zeros(self._nv)  # minimise score_c - score_j
             cost[self._n_int:] = self._leaf_scores[:, self.c] - self._leaf_scores[:, j]
-            res = milp(cost, constraints=cons, integrality=self._integrality,
-                       bounds=Bounds(lo, hi), options={"mip_rel_gap": 0.0})
-            if res.x is None:
-                raise RuntimeError(f"HiGHS found no solution ({res.message})")
-            margin = res.fun + self._base[self.c] - self._base[j]  # score_c - score_j
-            if margin < -tol:
+            shift = self._base[self.c] - self._base[j]
+            res = self._milp(cost, lo, hi, [])
+            if res.fun + shift < -tol:
                 return self._rebuild(res.x, fixed), True
-            if margin <= tol:
-                p = self._rebuild(res.x, fixed)
-                if self.classes_of(p[None])[0] != self.c:
-                    return p, False
-        return None, False
+            if res.mip_dual_bound + shift > tol:
+                continue  # every point keeps c against j by more than the rounding
+            found = self._band(cost, shift, lo, hi, j, fixed)
+            if isinstance(found, Undecided):
+                undecided = found
+            elif found is not None:
+                return found, False
+        return undecided, False
+
+    def _band(self, cost: np.ndarray, shift: float, lo: np.ndarray, hi: np.ndarray, j: int,
+              fixed: set[int]) -> np.ndarray | None | Undecided:
+        """Rival j near a tie: every leaf combination whose margin ``score_c - score_j`` is
+        within ``tol`` of it (the bound on the library's rounding) is scored by the library,
+        one per MILP, each excluded by a no-good cut on the leaves of the trees that score
+        c or j differently (the others leave both scores as they are); a point of another
+        class is a counterexample, none: c is kept against j. More than ``band_max``
+        combinations: :class:`Undecided`."""
+        first = self._n_int
+        scores = self._leaf_scores[:, [self.c, j]]
+        moves = np.zeros(len(scores), dtype=bool)  # leaf variables of trees that matter
+        for a, b in self._tree_spans:
+            moves[a:b] = bool((scores[a:b] != scores[a]).any())
+        cuts = [LinearConstraint(cost, -np.inf, self._tol - shift)]
+        for _ in range(self.band_max):
+            res = self._milp(cost, lo, hi, cuts, feasible_only=True)
+            if res is None:
+                return None
+            point = self._rebuild(res.x, fixed)
+            if self.classes_of(point[None])[0] != self.c:
+                return point
+            picked = first + np.flatnonzero(moves & (res.x[first:] > 0.5))
+            if not picked.size:
+                return None  # no tree scores c or j differently: one margin for all
+            row = np.zeros(self._nv)
+            row[picked] = 1.0
+            cuts.append(LinearConstraint(row, -np.inf, len(picked) - 1))
+        return Undecided(f"more than {self.band_max} leaf combinations within {self._tol:g} "
+                         f"of a tie between classes {self.c} and {j}: the library's "
+                         "rounding was not decided for all of them")
+
+    def _milp(self, cost: np.ndarray, lo: np.ndarray, hi: np.ndarray, extra: list,
+              feasible_only: bool = False):
+        """HiGHS with zero gaps (absolute and relative) on the constraints and ``extra``;
+        with ``feasible_only``, None when infeasible."""
+        with warnings.catch_warnings():  # scipy passes mip_abs_gap (a HiGHS option) verbatim
+            warnings.filterwarnings("ignore", r"Unrecognized options detected", RuntimeWarning)
+            res = milp(cost, constraints=[self._constraints(), *extra],
+                       integrality=self._integrality, bounds=Bounds(lo, hi),
+                       options={"mip_rel_gap": 0.0, "mip_abs_gap": 0.0})
+        if feasible_only and res.status == 2:
+            return None
+        if res.x is None:
+            raise RuntimeError(f"HiGHS found no solution ({res.message})")
+        return res
 
     def _pinned(self, fixed: set[int]) -> dict[int, bool]:
         """The binaries that the features in ``fixed`` set: index -> value (x's side of
