@@ -15,8 +15,8 @@ import itertools
 import json
 
 import numpy as np
-import xgboost as xgb
 import pytest
+import xgboost as xgb
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler

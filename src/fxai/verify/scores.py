@@ -54,8 +54,8 @@ import logging
 import math
 import warnings
 import weakref
-from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -453,10 +453,10 @@ class ScoreChecker:
     def counterexamples(self, sets: Sequence[Iterable[int]]
                         ) -> list[np.ndarray | None | Undecided]:
         """Per set a counterexample, None or :class:`Undecided`: the leaf search, then for
-        the sets it leaves the seeded samples of every set scored in one library call, then their MILPs; the
-        points of optima that clearly beat the prediction are confirmed in one more call
-        (the checker raises if the library keeps the prediction at one: the encoding would
-        disagree with the model).
+        the sets it leaves the seeded samples of every set scored in one library call, then
+        their MILPs; the points of optima that clearly beat the prediction are confirmed in
+        one more call (the checker raises if the library keeps the prediction at one: the
+        encoding would disagree with the model).
         Entailment is monotone, so a set is decided without a MILP when it contains a set
         that keeps the class, or when a counterexample found before agrees with x on it."""
         sets = [set(s) for s in sets]
