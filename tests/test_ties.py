@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
+import lightgbm as lgb
 import numpy as np
 import pytest
 import xgboost as xgb
@@ -103,6 +105,27 @@ def xgboost_binary_tie() -> xgb.XGBClassifier:
                          "binary:logistic")
 
 
+def lightgbm_tie() -> lgb.LGBMClassifier:
+    """As :func:`hist_gradient_tie` in LightGBM (its float64 sum of trees, in order; the
+    intercept in a first tree): raw score 0 below 0.5 on all four features, probability
+    0.5 and class 0."""
+    trees = [(0, 1.5, 2.0**-51, 2.0**-51)] + stumps(1.0, -1.0)
+    X = np.random.default_rng(0).uniform(0, 12, (300, N))
+    m = lgb.LGBMClassifier(n_estimators=len(trees), num_leaves=2, min_child_samples=1,
+                           verbose=-1).fit(X, (X[:, 0] > 6).astype(int))
+    head, tail = m.booster_.model_to_string().split("Tree=0", 1)
+    text = [re.sub(r"tree_sizes=.*\n", "", head)]  # the trees' byte sizes change
+    for i, (f, t, left, right) in enumerate(trees):  # left iff x <= t; NaN as 0
+        text.append(f"Tree={i}\nnum_leaves=2\nnum_cat=0\nsplit_feature={f}\nsplit_gain=1\n"
+                    f"threshold={float(t)!r}\ndecision_type=2\nleft_child=-1\nright_child=-2\n"
+                    f"leaf_value={float(left)!r} {float(right)!r}\nleaf_weight=1 1\n"
+                    "leaf_count=1 1\ninternal_value=0\ninternal_weight=2\ninternal_count=2\n"
+                    "is_linear=0\nshrinkage=1\n\n\n")
+    text.append("end of trees" + tail.split("end of trees", 1)[1])
+    m._Booster = lgb.Booster(model_str="".join(text))
+    return m
+
+
 def scaled(model) -> Pipeline:
     """``model`` behind a StandardScaler that leaves every value as it is."""
     scaler = StandardScaler().fit(np.array([[-1.0] * N, [1.0] * N]))
@@ -130,6 +153,7 @@ def brute_force(model, x, grid) -> tuple[list[list[int]], list[list[int]]]:
 
 MODELS = {
     "hist_gradient": hist_gradient_tie,
+    "lightgbm": lightgbm_tie,
     "xgboost_softprob": lambda: xgboost_tie("multi:softprob"),
     "xgboost_softmax": lambda: xgboost_tie("multi:softmax"),
     "xgboost_binary": xgboost_binary_tie,
