@@ -311,3 +311,24 @@ def test_a_weak_axp_at_a_time_limit_is_never_shown_as_an_axp(tree, monkeypatch):
     out = explain.explain_rows(clf, X[:1], time_limit=1)
     assert out.explanation.iloc[0] == "(none: the time limit was reached before a weak AXP)"
     assert out.features.iloc[0] == []
+
+
+def test_check_all_refuses_a_repeated_feature_naming_the_set(tree):
+    clf, _ = tree
+    with pytest.raises(ValueError, match=r"cxps entry \[2, 2\] repeats a feature"):
+        verify.check_all(clf, [1, 1, 1, 1], [[0, 1]], [[2, 2]], domains=[[0, 1]] * 4)
+
+
+def test_categorical_nb_domains_are_its_categories_in_both_ways_in():
+    from sklearn.naive_bayes import CategoricalNB
+
+    X = np.array([[0, 1], [1, 2], [2, 0], [1, 1]])
+    nb = CategoricalNB().fit(X, [0, 1, 1, 0])
+    own = [[0, 1, 2], None]
+    axp = explain.find_axp(oracles.for_model(nb, [0, 1], domains=own))
+    assert verify.check_all(nb, [0, 1], [axp], [], domains=own) == ([True], [])
+    for call in (lambda d: oracles.for_model(nb, [0, 1], domains=d),
+                 lambda d: verify.check_all(nb, [0, 1], [axp], [], domains=d)):
+        with pytest.raises(ValueError, match=r"domains of feature 0: \[0, 1\] are not the "
+                                             r"CategoricalNB's fitted categories \[0, 1, 2\]"):
+            call([[0, 1], None])

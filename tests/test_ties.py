@@ -174,3 +174,25 @@ def test_a_tie_that_needs_four_features_is_a_counterexample(name):
         [False, True, True, True, True], [True])
     o = oracles.for_model(model, X_IN)
     assert sorted(map(list, explain.all_xps(o).axps)) == axps
+
+
+def test_check_all_takes_ties_as_for_model_does():
+    model = xgboost_binary_tie()
+    low = np.zeros(N)  # margin 0: probability exactly 0.5, class 0 for predict
+    o = oracles.for_model(model, low, ties="keep")
+    r = explain.all_xps(o)
+    axps, cxps = [list(a) for a in r.axps], [list(c) for c in r.cxps]
+    assert o.prediction == 0 and axps
+    assert verify.check_all(model, low, axps, cxps, ties="keep") == (
+        [True] * len(axps), [True] * len(cxps))
+    for call in (lambda: oracles.for_model(model, low),
+                 lambda: verify.check_all(model, low, axps, cxps)):
+        with pytest.raises(ValueError, match="exactly 0.5"):
+            call()
+    with pytest.raises(ValueError, match="ties must be"):
+        verify.check_all(model, low, axps, cxps, ties="first")
+    hgb = hist_gradient_tie()
+    with pytest.raises(TypeError, match="takes no keyword 'ties'"):
+        oracles.for_model(hgb, X_IN, ties="keep")
+    with pytest.raises(TypeError, match="takes no keyword 'ties'"):
+        verify.check_all(hgb, X_IN, [[0]], [], ties="keep")

@@ -94,9 +94,8 @@ def audit_instance(o, model, x, domains, fns: dict, formal: list[str],
     from fxai import attribution, verify
     from fxai.attribution.measures import disagreement
 
-    def check(r) -> bool:
-        ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, domains)
-        return bool(all(ok_a) and all(ok_c))
+    def check(r) -> bool | None:
+        return verify.verdict(*verify.check_all(model, x, r.axps, r.cxps, domains))
 
     out = drive(lambda: attribution.relevant(o, time_limit=time_limit, clock="cpu"),
                 clock="cpu", check=check)

@@ -102,7 +102,7 @@ def explained(res: dict) -> tuple[list[tuple], list[tuple]]:
     return sorted(axps), sorted(cxps)
 
 
-def verify_record(res: dict, model, x, domains, vote: str | None = None) -> bool:
+def verify_record(res: dict, model, x, domains, vote: str | None = None) -> bool | None:
     """Every AXp and CXp any algorithm reported, checked by the family's own checker; the
     ApproxPAXp by :func:`fxai.verify.paxp.check_approx_paxp` (a subset of the AXp,
     precision ≥ δ and below δ after any single removal, counted exactly and independently;
@@ -113,8 +113,7 @@ def verify_record(res: dict, model, x, domains, vote: str | None = None) -> bool
     from fxai.verify.paxp import check_approx_paxp, precision_counter
 
     axps, cxps = explained(res)
-    ok_a, ok_c = verify.check_all(model, x, axps, cxps, domains, vote=vote)
-    ok = all(ok_a) and all(ok_c)
+    ok = verify.verdict(*verify.check_all(model, x, axps, cxps, domains, vote=vote))
     if "approx_paxp" in res:
         p = res["approx_paxp"]
         counter = precision_counter(model, x, domains)
@@ -122,8 +121,8 @@ def verify_record(res: dict, model, x, domains, vote: str | None = None) -> bool
                                                     p["features"], p["delta"],
                                                     p["precision_algorithm"])
         p["precision"], p["precision_err"] = float((lo + hi) / 2), float((hi - lo) / 2)
-        ok = ok and p["verified"] is True
-    return bool(ok)
+        ok = verify.verdict([ok], [p["verified"]])
+    return ok
 
 
 def _mean(values) -> float:

@@ -70,17 +70,18 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
 
 def check_record(record: dict, model) -> dict:
     """The check fields of one run record: every AXp and CXp checked by the model family's
-    independent checker; verified (None when there was nothing to check), counts, time."""
+    independent checker; verified (None when there was nothing to check or an explanation
+    is undecided), counts, time."""
     from fxai import verify
 
     out = {k: record.get(k) for k in ("dataset", "method", "instance", "k")}
     axps, cxps = record["axps"], record["cxps"]
     with Stopwatch("cpu") as sw:
         ok_a, ok_c = verify.check_all(model, record["x"], axps, cxps)
-    bad_a = [a for a, ok in zip(axps, ok_a, strict=True) if not ok]
-    bad_c = [c for c, ok in zip(cxps, ok_c, strict=True) if not ok]
+    bad_a = [a for a, ok in zip(axps, ok_a, strict=True) if ok is False]
+    bad_c = [c for c, ok in zip(cxps, ok_c, strict=True) if ok is False]
     return out | {
-        "verified": not bad_a and not bad_c if axps or cxps else None,
+        "verified": verify.verdict(ok_a, ok_c) if axps or cxps else None,
         "n_checked": len(axps) + len(cxps),
         "failed_axps": bad_a[:20],
         "failed_cxps": bad_c[:20],

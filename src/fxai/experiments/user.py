@@ -131,7 +131,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
             return None, (f"time limit: the checker's {time_limit} s ran out"
                           if e.seconds is not None else
                           f"size: beyond the checker ({' '.join(str(e).split())})")
-        return all(ok_a) and all(ok_c), None
+        return verify.verdict(ok_a, ok_c), None
 
     out = drive(explain_, clock=clock, check=check)
     (o, r), (verified, unchecked) = out.result, out.verdict

@@ -205,7 +205,7 @@ class Ensemble:
         return used_features(self.trees)
 
 
-def _booster(model):
+def booster(model):
     """The ``xgboost.Booster`` of a Booster, an XGBClassifier, or a saved model path."""
     import xgboost as xgb
 
@@ -271,7 +271,7 @@ MULTI = ("multi:softmax", "multi:softprob")
 
 def from_booster(model) -> Ensemble:
     """Read a binary ``binary:logistic`` XGBoost model into an :class:`Ensemble`."""
-    b = _booster(model)
+    b = booster(model)
     doc = json.loads(b.save_raw("json"))
     learner = doc["learner"]
     objective = learner["objective"]["name"]
@@ -351,7 +351,7 @@ def accuracy(model, X, y) -> float:
     > 0.5, the rule of :meth:`Ensemble.predict`) on (X, y); NaN in X is routed by XGBoost."""
     if len(y) == 0:
         return float("nan")
-    proba = _booster(model).inplace_predict(np.asarray(X, dtype=np.float32))
+    proba = booster(model).inplace_predict(np.asarray(X, dtype=np.float32))
     return float(np.mean((proba > 0.5).astype(np.int64) == np.asarray(y)))
 
 
@@ -364,7 +364,7 @@ def save(model, path: str | Path, meta: dict) -> Path:
     if path.suffix != ".json":
         raise ValueError(f"model path must end in .json, got {path}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    _booster(model).save_model(str(path))
+    booster(model).save_model(str(path))
     meta = dict(meta)
     meta["code_version"] = code_version()
     meta["versions"] = {
@@ -380,4 +380,4 @@ def save(model, path: str | Path, meta: dict) -> Path:
 
 def load(path: str | Path):
     """The ``xgboost.Booster`` saved at ``path``."""
-    return _booster(Path(path))
+    return booster(Path(path))

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fxai.models.boosted import _booster
+from fxai.models.boosted import booster
 from fxai.models.kinds import is_kind, is_sklearn, kind
 
 KEYWORDS = ("domains", "vote", "missing")
@@ -125,7 +125,7 @@ CONVERTERS = {c.kind: c for c in (
                             _lgbm_booster(m).best_iteration, o[2]),
               owner=_lgbm_booster, coded=True),
     Converter("xgboost", _always("domains"), _xgboost,
-              lambda m, o: (_booster(m).num_boosted_rounds(),), owner=_booster),
+              lambda m, o: (booster(m).num_boosted_rounds(),), owner=booster),
 )}
 
 
@@ -186,3 +186,62 @@ def _same(a, b) -> bool:
     if isinstance(a, int | float | str | type(None)) and type(a) is type(b):
         return a == b
     return a is b
+
+
+def paired(model: object) -> object:
+    """A ``(transformer, model)`` pair as the Pipeline of the two (its conversion is cached
+    by the model object, as a Pipeline's); anything else unchanged."""
+    if not (isinstance(model, tuple) and len(model) == 2 and is_sklearn(model[0])
+            and hasattr(model[0], "transform")):
+        return model
+    from fxai.models.pipeline import make
+
+    return make(*model)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A model as it came in and one row read by its input schema (:func:`way_in`)."""
+
+    model: object  # the model as given (a (transformer, model) pair: its Pipeline)
+    kind: str | None  # its kind (None: fxai's own models and registered ones)
+    converted: object  # what the oracles read (for a non-coded kind: see ``convert``)
+    values: list  # the row as ``converted`` reads it (codes for a coded kind)
+    labels: list  # per feature its value labels, or None
+    raw: list  # the row's own values in the model's column order
+    domains: list | None  # per feature its finite values as ``converted`` reads them
+    raw_domains: list | None  # per feature its finite values as the model reads them
+    names: list[str] | None  # the features' names as the row gives them
+
+
+def way_in(model: object, x, domains=None, vote: str | None = None, missing: bool = False,
+           columns=None, who: str = "for_model",
+           refuse: Callable[[object], None] = lambda model: None,
+           need_converted: bool = True) -> Entry:
+    """The one way in of a model and a row (:func:`fxai.oracles.for_model` and
+    :func:`fxai.verify.check_all`): the model's kind asked once, its keywords checked
+    (``who`` names the caller in the message), ``refuse(model)`` for a model of no known
+    kind (before any row is read), the conversion (cached; with ``need_converted`` False
+    not made for a kind whose schema does not need it), then the row read by the schema.
+    """
+    from fxai.models.schema import Schema, read_row, user_names
+
+    model = paired(model)
+    conv = converter(model)
+    check_keywords(conv, model, {"domains": domains, "vote": vote, "missing": missing}, who)
+    if conv is not None and conv.coded:
+        schema = convert(conv, model, None, vote, missing).restricted(domains, columns)
+        values, labels = schema.read(x)
+        raw = read_row(x, schema.names, alias=schema.alias)
+        return Entry(model, conv.kind, schema.model, values, labels, raw,
+                     schema.code_domains, None if schema.values is None else list(schema.values),
+                     user_names(x, schema.names, schema.alias))
+    if conv is None:
+        refuse(model)
+    schema = Schema.of(model, domains, columns)
+    domain_list = schema.domain_list
+    converted = convert(conv, model, domain_list, vote) if need_converted else None
+    values, labels = schema.read(x)
+    return Entry(model, None if conv is None else conv.kind, converted, values, labels,
+                 values, domain_list, domain_list,
+                 None if schema.names is None else list(schema.names))

@@ -64,8 +64,9 @@ def is_xgboost(model: object) -> bool:
 
 def xgboost_objective(model) -> str:
     """The objective of an XGBoost model ("binary:logistic", "multi:softprob", ...)."""
-    booster = model.get_booster() if hasattr(model, "get_booster") else model
-    return json.loads(booster.save_config())["learner"]["objective"]["name"]
+    from fxai.models.boosted import booster
+
+    return json.loads(booster(model).save_config())["learner"]["objective"]["name"]
 
 
 def is_sklearn(model: object) -> bool:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fxai.models.kinds import is_kind
+
 
 def encode(frame):
     """``frame`` with categorical and text columns as their codes (the sorted labels'
@@ -238,6 +240,7 @@ class Schema:
                                  f"was fitted with {names}")
             names = columns
         labels: list = []
+        listed = not is_frame(domains)  # a frame's domains name a CategoricalNB's categories
         if is_frame(domains):
             cols = [str(c) for c in domains.columns]
             if names is not None and cols != names:
@@ -250,10 +253,10 @@ class Schema:
             n = len(names)
         if n is not None and names is not None and len(names) != n:
             raise ValueError(f"{len(names)} column names {names} for a model of {n} features")
-        if type(model).__name__ == "CategoricalNB" and hasattr(model, "n_categories_"):
+        finite = domains
+        if is_kind(model, "nbc") and hasattr(model, "n_categories_"):
             finite = [list(range(int(k))) for k in model.n_categories_]
-        else:
-            finite = domains
+            _own_categories(domains if listed else None, finite, names)
         if finite is not None:
             if isinstance(finite, str | bytes) or not isinstance(finite, Sequence):
                 raise TypeError("domains must be a list (per feature its values, or None for a "
@@ -308,3 +311,23 @@ def _columns(columns) -> list[str]:
     if len(set(columns)) != len(columns):
         raise ValueError(f"columns {list(columns)} repeat a name")
     return list(columns)
+
+
+def _own_categories(domains, categories: list[list[int]], names) -> None:
+    """A CategoricalNB ranges over its fitted categories 0..k-1: a list of ``domains`` must
+    give each feature those (or None); ValueError naming the first feature that differs."""
+    if domains is None:
+        return
+    if isinstance(domains, str | bytes) or not isinstance(domains, Sequence):
+        raise TypeError("domains must be a list (per feature its values, or None) or a "
+                        f"DataFrame, not {type(domains).__name__}")
+    if len(domains) != len(categories):
+        raise ValueError(f"domains has {len(domains)} entries, the model "
+                         f"{len(categories)} features")
+    for f, (d, cats) in enumerate(zip(domains, categories, strict=True)):
+        if d is not None and sorted({float(v) for v in d}) != [float(c) for c in cats]:
+            name = f"{names[f]!r}" if names is not None else f"{f}"
+            raise ValueError(f"domains of feature {name}: {list(d)} are not the "
+                             f"CategoricalNB's fitted categories {cats}; a naive Bayes model "
+                             "ranges over all its categories (fit it with min_categories to "
+                             "add some)")

@@ -28,8 +28,8 @@ from fxai.models.boosted import (
     MULTI,
     Tree,
     _base_margin32,
-    _booster,
     _read_trees,
+    booster,
     from_booster,
     reject_missing,
     used_features,
@@ -121,7 +121,7 @@ def convert(model):
     """An :class:`Ensemble` for a ``binary:logistic`` model, a
     :class:`~fxai.models.scores.ScoreEnsemble` for a ``multi:softmax`` /
     ``multi:softprob`` one (see :mod:`fxai.models.scores`)."""
-    b = _booster(model)
+    b = booster(model)
     doc = json.loads(b.save_raw("json"))
     objective = doc["learner"]["objective"]["name"]
     if objective in MULTI:

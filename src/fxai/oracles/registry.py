@@ -18,8 +18,8 @@ import inspect
 from collections.abc import Callable, Sequence
 
 from fxai.models import convert as conversion
-from fxai.models.kinds import is_sklearn
-from fxai.models.schema import Schema, user_names
+from fxai.models.convert import paired
+from fxai.models.schema import Schema
 from fxai.oracles.base import Oracle
 
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
@@ -60,17 +60,6 @@ def _load_builtin() -> None:
 
     for name in ("nbc", "xpg", "boosted", "scores", "votes", "soft_votes"):
         importlib.import_module(f"fxai.oracles.{name}")
-
-
-def paired(model: object) -> object:
-    """A ``(transformer, model)`` pair as the Pipeline of the two (its conversion is cached
-    by the model object, as a Pipeline's); anything else unchanged."""
-    if not (isinstance(model, tuple) and len(model) == 2 and is_sklearn(model[0])
-            and hasattr(model[0], "transform")):
-        return model
-    from fxai.models.pipeline import make
-
-    return make(*model)
 
 
 def prepare(model: object, domains: Sequence | None = None, vote: str | None = None,
@@ -221,46 +210,31 @@ scikit-learn HistGradientBoostingClassifier or LightGBM, a scikit-learn \
 Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, \
 Ensemble, ScoreEnsemble, NBCTables or XLC
     """
-    model = paired(model)
-    conv = conversion.converter(model)  # the one question about the model's type
     options = {k: kwargs.pop(k, None) for k in conversion.KEYWORDS}
     columns = kwargs.pop("columns", None)
-    conversion.check_keywords(conv, model, options, "for_model")
     _load_builtin()
-    domains, vote, missing = options["domains"], options["vote"], bool(options["missing"])
-    if conv is not None and conv.coded:
-        encoded = conversion.convert(conv, model, None, vote, missing)
-        schema = encoded.restricted(domains, columns)
-        values, labels = schema.read(x)
-        converted, names = encoded.model, user_names(x, schema.names, schema.alias)
-        domains = schema.code_domains
-    else:
-        if conv is None:
-            _builder(model, model)  # an unsupported model before its row is read
-        schema = Schema.of(model, domains, columns)
-        domains = schema.domain_list
-        converted = conversion.convert(conv, model, domains, vote)
-        values, labels = schema.read(x)
-        names = None if schema.names is None else list(schema.names)
-    build = _builder(converted, model)
-    _check_keywords(build, kwargs, model, conv)
-    if domains is not None:
-        kwargs["domains"] = domains
-    oracle = build(converted, values, **kwargs)
-    oracle.feature_names = names
-    oracle.value_labels = labels if any(v is not None for v in labels) else None
+    entry = conversion.way_in(model, x, options["domains"], options["vote"],
+                              bool(options["missing"]), columns, "for_model",
+                              refuse=lambda m: _builder(m, m))
+    build = _builder(entry.converted, entry.model)
+    _check_keywords(build, kwargs, entry.model, entry.kind)
+    if entry.domains is not None:
+        kwargs["domains"] = entry.domains
+    oracle = build(entry.converted, entry.values, **kwargs)
+    oracle.feature_names = entry.names
+    oracle.value_labels = entry.labels if any(v is not None for v in entry.labels) else None
     return oracle
 
 
 def _check_keywords(build: Callable[..., Oracle], kwargs: dict, model: object,
-                    conv: conversion.Converter | None) -> None:
+                    kind: str | None) -> None:
     """TypeError naming the keywords neither the model's conversion nor its oracle takes
     (and the nearest ones they do), before anything is built."""
     params = list(inspect.signature(build).parameters.values())[2:]
     if any(p.kind is p.VAR_KEYWORD for p in params):
         return
     known = sorted({p.name for p in params if p.name not in conversion.KEYWORDS}
-                   | set(conversion.takes(conv, model))
+                   | set(conversion.takes(conversion.CONVERTERS.get(kind), model))
                    | {"columns"})
     unknown = sorted(set(kwargs) - set(known))
     if unknown:

@@ -46,21 +46,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from fxai.models.boosted import change_rule, reject_missing
-
-
-def _as_booster(model):
-    import xgboost as xgb
-
-    if isinstance(model, xgb.Booster):
-        return model
-    if isinstance(model, xgb.XGBModel):
-        return model.get_booster()
-    if isinstance(model, str | Path):
-        b = xgb.Booster()
-        b.load_model(str(model))
-        return b
-    raise TypeError(f"not an XGBoost model: {type(model).__name__}")
+from fxai.models.boosted import booster, change_rule, reject_missing
 
 
 def _intercept(booster) -> float:
@@ -104,7 +90,7 @@ class BoostedChecker:
         self._last: tuple[tuple[float, ...], int] | None = None  # (instance, its class)
         if ties not in ("change", "keep"):
             raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
-        self.booster = _as_booster(model).copy()  # scored single-threaded: many small calls
+        self.booster = booster(model).copy()  # scored single-threaded: many small calls
         self.booster.set_param({"nthread": 1})
         self.ties, self.domains = ties, domains
         cfg = json.loads(self.booster.save_config())["learner"]["learner_model_param"]

@@ -62,8 +62,10 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from fxai.models.boosted import booster
 from fxai.models.coded import missing_value, same_value
 from fxai.models.kinds import is_kind, is_xgboost
+from fxai.models.lgbm import booster as lgbm_booster
 from fxai.verify.named import as_fitted, named
 from fxai.verify.score_leaves import LeafSearch, category_ends
 
@@ -124,8 +126,8 @@ class ScoreChecker:
                        for inputs, rows in groups or ()]
         if self.vote not in ("soft", "hard"):
             raise ValueError(f"vote must be 'soft' or 'hard', not {vote!r}")
-        if type(model).__name__ == "LGBMClassifier":
-            model = self.model = model.booster_  # (its predict: the booster's, by argmax)
+        if is_kind(model, "lightgbm"):  # its predict: the booster's, by argmax
+            model = self.model = lgbm_booster(model)
         trees, self.test, k, self.n_features, self.categories = _reading(model, self.vote)
         if missing and self.test != "le64":
             raise ValueError("missing=True: only for HistGradientBoosting and LightGBM models")
@@ -157,7 +159,7 @@ class ScoreChecker:
     # ---- the library's class of points ---------------------------------------------
     def classes_of(self, X: np.ndarray) -> np.ndarray:
         """Class index of each row by the library itself (see the module)."""
-        if _is_lightgbm_booster(self.model):
+        if is_kind(self.model, "lightgbm"):
             p = self.model.predict(np.asarray(X, dtype=np.float64))
             return (p > 1 - p).astype(int) if p.ndim == 1 else np.argmax(p, axis=1)
         if is_xgboost(self.model):
@@ -178,12 +180,12 @@ class ScoreChecker:
     def _scores(self, X: np.ndarray) -> np.ndarray:
         """The library's per-class scores (XGBoost margins, forest probabilities or votes)."""
         if is_xgboost(self.model):
-            m = _booster(self.model).inplace_predict(np.asarray(X, dtype=np.float32),
+            m = booster(self.model).inplace_predict(np.asarray(X, dtype=np.float32),
                                                      predict_type="margin")
             return np.atleast_2d(m).astype(np.float64)
         if self.test == "le64":  # HistGradientBoosting, LightGBM: raw scores
             r = (self.model.predict(np.asarray(X, dtype=np.float64), raw_score=True)
-                 if _is_lightgbm_booster(self.model) else
+                 if is_kind(self.model, "lightgbm") else
                  self.model.decision_function(self._frame(X)))
             r = np.asarray(r, dtype=np.float64)
             return np.column_stack([np.zeros(len(r)), r]) if r.ndim == 1 else r
@@ -681,20 +683,10 @@ def _leaves_under(left, right, leaves: dict[int, int]) -> dict[int, list[int]]:
     return out
 
 
-def _booster(model):
-    import xgboost as xgb
-
-    return model if isinstance(model, xgb.Booster) else model.get_booster()
-
-
-def _is_lightgbm_booster(model) -> bool:
-    return type(model).__name__ == "Booster" and type(model).__module__.startswith("lightgbm")
-
-
 def reads(model) -> bool:
     """Does this checker read ``model``? (LightGBM: not with zero-as-missing routing.)"""
     try:
-        _reading(model.booster_ if type(model).__name__ == "LGBMClassifier" else model, "soft")
+        _reading(lgbm_booster(model) if is_kind(model, "lightgbm") else model, "soft")
     except ValueError:
         return False
     return True
@@ -707,9 +699,9 @@ _READINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _reading(model, vote: str):
     """:func:`_read`, kept per model until it is refitted."""
-    key = _booster(model) if is_xgboost(model) else model
-    if _is_lightgbm_booster(model) or is_xgboost(model):
-        token = (key.current_iteration() if _is_lightgbm_booster(model)
+    key = booster(model) if is_xgboost(model) else model
+    if is_kind(model, "lightgbm") or is_xgboost(model):
+        token = (key.current_iteration() if is_kind(model, "lightgbm")
                  else key.num_boosted_rounds(),)
     elif hasattr(model, "_predictors"):
         token = (model._predictors,)
@@ -728,14 +720,14 @@ def _read(model, vote: str):
     """(trees, the test: "lt32" (``float32(x) < t``), "le32" (``float32(x) <= t``) or
     "le64" (``x <= t``), classes, features, per categorical feature its categories);
     ``ValueError`` for a model or split it does not read."""
-    if _is_lightgbm_booster(model):
+    if is_kind(model, "lightgbm"):
         return _read_lightgbm(model)
     if is_kind(model, "hist_gradient"):
         return _read_hist_gradient(model)
     if is_xgboost(model):
         import json
 
-        b = _booster(model)
+        b = booster(model)
         cfg = json.loads(b.save_config())["learner"]
         k = int(cfg["learner_model_param"]["num_class"])
         if int(cfg["gradient_booster"]["gbtree_model_param"]["num_parallel_tree"]) != 1:
