@@ -158,7 +158,7 @@ def unseen(model, x, vote, missing) -> list[str]:
     from fxai.models import convert as conversion
 
     conv = conversion.converter(model)
-    if conv is None or not conv.coded:
+    if conv is None or not conv.codes(missing):
         return []
     return conversion.convert(conv, model, None, vote, missing).unseen(x)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fxai.models.boosted import Tree
-from fxai.models.schema import frame_domains, is_frame, read_row
+from fxai.models.schema import NO_MISSING, frame_domains, is_frame, read_row
 from fxai.values import plain
 
 OTHER = "(other)"  # the label of the code for any value an encoder does not know
@@ -93,12 +93,6 @@ def same_value(v, w) -> bool:
         return False
 
 
-NO_MISSING = ("an instance must give every feature a value (fxai does not model missing "
-              "values here; see docs/semantics.md)")
-
-#: the hint of a model whose reading can give every column a code for NaN (``missing``)
-MISSING_HINT = ("pass missing=True (fxai explain: --missing) to explain it as a value of its "
-                "own, routed as the model routes it (docs/semantics.md)")
 
 
 @dataclass(frozen=True)

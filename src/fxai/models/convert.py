@@ -30,8 +30,8 @@ WHY = {
                "Pipeline's encoders and splits give its columns' values",
     "vote": "vote (a random forest's vote rule) applies to random and extra-trees forests "
             "and to Pipelines ending in one",
-    "missing": "missing (NaN as a value of every feature) applies to HistGradientBoosting "
-               "and LightGBM models",
+    "missing": "missing (NaN as a value of every feature) applies to HistGradientBoosting, "
+               "LightGBM and random-forest models",
 }
 
 
@@ -45,6 +45,11 @@ class Converter:
     stamp: Callable[[object, tuple], object]  # (model, options) -> its fitted state
     owner: Callable[[object], object] = lambda m: m  # the object keying the cache
     coded: bool = False  # its schema: the converted Encoded model's columns
+    coded_with_missing: bool = False  # so, when NaN is a value (``missing``)
+
+    def codes(self, missing: bool) -> bool:
+        """Is the model converted to an Encoded one (its schema: its columns)?"""
+        return self.coded or (self.coded_with_missing and bool(missing))
 
 
 def _tree(model, domains, vote, missing):
@@ -56,6 +61,8 @@ def _tree(model, domains, vote, missing):
 def _forest(model, domains, vote, missing):
     from fxai.models import forest
 
+    if missing:
+        return forest.coded(model, vote=vote or "soft")
     return forest.from_sklearn(model, vote=vote or "soft")
 
 
@@ -114,8 +121,9 @@ CONVERTERS = {c.kind: c for c in (
               coded=True),
     Converter("tree", _always("domains"), _tree,
               lambda m, o: (m.tree_, _domains_key(o[0]))),
-    Converter("forest", _always("domains", "vote"), _forest,
-              lambda m, o: (tuple(e.tree_ for e in m.estimators_), o[1])),
+    Converter("forest", _always("domains", "vote", "missing"), _forest,
+              lambda m, o: (tuple(e.tree_ for e in m.estimators_), o[1], o[2]),
+              coded_with_missing=True),
     Converter("nbc", _always("domains"),
               lambda m, *_: m, lambda m, o: None),
     Converter("hist_gradient", _always("domains", "missing"),
@@ -229,7 +237,7 @@ def way_in(model: object, x, domains=None, vote: str | None = None, missing: boo
     model = paired(model)
     conv = converter(model)
     check_keywords(conv, model, {"domains": domains, "vote": vote, "missing": missing}, who)
-    if conv is not None and conv.coded:
+    if conv is not None and conv.codes(missing):
         schema = convert(conv, model, None, vote, missing).restricted(domains, columns)
         values, labels = schema.read(x)
         raw = read_row(x, schema.names, alias=schema.alias)

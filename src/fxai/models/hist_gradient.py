@@ -22,7 +22,8 @@ import math
 import numpy as np
 
 from fxai.models.boosted import Tree
-from fxai.models.coded import MISSING_HINT, Column, Encoded, missing_value, recode
+from fxai.models.coded import Column, Encoded, missing_value, recode
+from fxai.models.schema import MISSING_HINT
 from fxai.models.scores import ScoreEnsemble
 from fxai.values import plain
 

@@ -29,7 +29,8 @@ import math
 
 import numpy as np
 
-from fxai.models.coded import MISSING_HINT, Column, Encoded, recode
+from fxai.models.coded import Column, Encoded, recode
+from fxai.models.schema import MISSING_HINT
 from fxai.models.scores import ScoreEnsemble
 from fxai.values import plain
 

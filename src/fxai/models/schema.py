@@ -21,6 +21,7 @@ infinite one.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +30,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from fxai.models.kinds import is_kind
+
+NO_MISSING = ("an instance must give every feature a value (fxai does not model missing "
+              "values here; see docs/semantics.md)")
+#: the hint of a model whose reading can give every column a code for NaN (``missing``)
+MISSING_HINT = ("pass missing=True (fxai explain: --missing) to explain it as a value of its "
+                "own, routed as the model routes it (docs/semantics.md)")
 
 
 def encode(frame):
@@ -227,6 +234,7 @@ class Schema:
     n: int | None
     domains: tuple | None
     labels: tuple
+    missing_hint: str = NO_MISSING
 
     @classmethod
     def of(cls, model, domains=None, columns: Sequence[str] | None = None) -> Schema:
@@ -265,8 +273,11 @@ class Schema:
                 raise ValueError(f"domains has {len(finite)} entries, the model {n} features")
         width = n if n is not None else len(finite or labels)
         labels = [labels[i] if i < len(labels) else None for i in range(width)]
-        return cls(None if names is None else tuple(names), n,
-                   None if finite is None else tuple(finite), tuple(labels))
+        out = cls(None if names is None else tuple(names), n,
+                  None if finite is None else tuple(finite), tuple(labels))
+        if is_kind(model, "forest"):  # NaN is a value of its coded reading
+            out = dataclasses.replace(out, missing_hint=MISSING_HINT)
+        return out
 
     @property
     def domain_list(self) -> list | None:
@@ -290,9 +301,7 @@ class Schema:
                 v = lab.index(v)
             v = _number(v, f)
             if isinstance(v, float) and math.isnan(v):
-                raise ValueError(f"feature {f} is missing (NaN): an instance must give every "
-                                 "feature a value (fxai does not model missing values here; "
-                                 "see docs/semantics.md)")
+                raise ValueError(f"feature {f} is missing (NaN): {self.missing_hint}")
             if isinstance(v, float) and math.isinf(v):
                 raise ValueError(f"feature {f}: value {v!r} is not finite (the models' own "
                                  "predict refuses infinity)")

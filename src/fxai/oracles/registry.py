@@ -112,7 +112,7 @@ yet. Call 'fit' with appropriate arguments before using this estimator.
     conversion.check_keywords(conv, model, options, "prepare")
     if conv is None:
         return model
-    if conv.coded:  # its domains restrict its columns' codes
+    if conv.codes(missing):  # its domains restrict its columns' codes
         return conv.convert(model, None, vote, missing).restricted(domains)
     domains = Schema.of(model, domains).domain_list
     return conv.convert(model, domains, vote, missing)

@@ -72,7 +72,8 @@ def _scores(model, x, domains, opt: Options) -> Checker:
     from fxai.verify.votes import VoteChecker, pure_leaves
 
     if is_kind(model, "forest") and (opt.vote == "hard" or pure_leaves(model)):
-        chk = VoteChecker(model, x, domains, opt.vote or "soft", groups=opt.groups)
+        chk = VoteChecker(model, x, domains, opt.vote or "soft", groups=opt.groups,
+                          missing=opt.missing)
     else:
         chk = ScoreChecker(model, x, domains, opt.vote, groups=opt.groups,
                            missing=opt.missing)

@@ -129,8 +129,9 @@ class ScoreChecker:
         if is_kind(model, "lightgbm"):  # its predict: the booster's, by argmax
             model = self.model = lgbm_booster(model)
         trees, self.test, k, self.n_features, self.categories = _reading(model, self.vote)
-        if missing and self.test != "le64":
-            raise ValueError("missing=True: only for HistGradientBoosting and LightGBM models")
+        if missing and self.test == "lt32":
+            raise ValueError("missing=True: only for HistGradientBoosting, LightGBM and "
+                             "random-forest models")
         self.missing = missing
         self._trees = trees
         self.raw = np.array([v if f in self.categories else _number(v)
@@ -141,7 +142,7 @@ class ScoreChecker:
                if f not in self.categories and math.isnan(self.x[f])]
         if nan and not missing:
             raise ValueError(f"instance has missing values (NaN) at features {nan}: "
-                             + ("pass missing=True" if self.test == "le64" else "not supported"))
+                             + ("pass missing=True" if self.test != "lt32" else "not supported"))
         self.domains = list(domains) if domains is not None else [None] * self.n_features
         self.c = int(self.classes_of(self.raw[None])[0])
         self.k = k
@@ -760,7 +761,8 @@ def _read(model, vote: str):
         frac = t.value[:, 0, :k]
         value = frac if vote == "soft" else np.eye(k)[np.argmax(frac, axis=1)]
         feat = np.where(t.children_left < 0, -1, t.feature)
-        trees.append(Tree(feat, t.threshold, t.children_left, t.children_right, value))
+        trees.append(Tree(feat, t.threshold, t.children_left, t.children_right, value,
+                          t.missing_go_to_left.astype(bool)))
     return trees, "le32", k, int(model.n_features_in_), {}
 
 

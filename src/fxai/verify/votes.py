@@ -20,6 +20,7 @@ seconds on a default forest.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Iterable, Sequence
 from itertools import pairwise
@@ -49,6 +50,8 @@ class _Formula:
         for f, T in chk.cuts.items():
             z = [chk.z[f, j] + 1 for j in range(len(T))]
             clauses += [[-a, b] for a, b in pairwise(z)]  # left of cut j: of cut j + 1
+            if f in chk.m and z:  # NaN: right of every cut
+                clauses.append([-z[-1], -(chk.m[f] + 1)])
         for g in chk.groups:  # one row; each cut's side is the row's
             w = [v + 1 for v in g.vars]
             clauses += CardEnc.equals(w, 1, vpool=pool, encoding=EncType.pairwise).clauses
@@ -59,7 +62,7 @@ class _Formula:
                             if chk._left(d, t)]
                     clauses += [[-zj, *left], *([-v, zj] for v in left)]
         self.classes: list[set[int]] = []
-        for t, (feat, thr, left, right, value, *_) in enumerate(trees):
+        for t, (feat, thr, left, right, value, nan_left, *_) in enumerate(trees):
             seen: set[int] = set()
             stack = [(0, [])]
             while stack:
@@ -69,9 +72,10 @@ class _Formula:
                     seen.add(k)
                     clauses.append([*(-lit for lit in path), pool.id(("v", t, k))])
                     continue
-                f = int(feat[node])
-                zj = chk.z[f, int(np.searchsorted(chk.cuts[f], chk._cut(thr[node])))] + 1
-                stack += [(int(left[node]), [*path, zj]), (int(right[node]), [*path, -zj])]
+                sides = _sides(chk, int(feat[node]), float(thr[node]),
+                               nan_left is not None and bool(nan_left[node]))
+                for child, ways in zip((left[node], right[node]), sides, strict=True):
+                    stack += [(int(child), [*path, *way]) for way in ways]
             for k in seen if not self.binary else ():  # u(t, k): no other class of t
                 clauses += [[-pool.id(("u", t, k)), -pool.id(("v", t, o))] for o in seen - {k}]
             self.classes.append(seen)
@@ -107,6 +111,23 @@ def pure_leaves(model) -> bool:
                for e in model.estimators_)
 
 
+def _sides(chk: VoteChecker, f: int, t: float, nan_left: bool
+           ) -> tuple[list[list[int]], list[list[int]]]:
+    """A split's two sides as alternatives of literal conjunctions (SAT variables: binary
+    index + 1): left of a finite cut iff z (or NaN, m, where NaN goes left); +inf sends every
+    number left and NaN by ``nan_left``."""
+    m = chk.m.get(f)
+    nan = m + 1 if m is not None else None
+    if math.isinf(t):
+        if nan is None:
+            return [[]], []
+        return ([[]], []) if nan_left else ([[-nan]], [[nan]])
+    zj = chk.z[f, int(np.searchsorted(chk.cuts[f], chk._cut(t)))] + 1
+    if nan is not None and nan_left:
+        return [[zj], [nan]], [[-zj, -nan]]
+    return [[zj]], [[-zj]]
+
+
 class VoteChecker(ScoreChecker):
     """SAT checks of a forest's vote at ``x`` (see the module): ``vote="hard"``, or "soft"
     for a forest whose every leaf is pure (:func:`pure_leaves`; points are then confirmed
@@ -114,17 +135,17 @@ class VoteChecker(ScoreChecker):
     :class:`ScoreChecker`."""
 
     def __init__(self, model, x: Sequence, domains: Sequence | None = None,
-                 vote: str = "hard", samples: int = 0, groups=None):
+                 vote: str = "hard", samples: int = 0, groups=None, missing: bool = False):
         if vote == "soft" and not pure_leaves(model):
             raise ValueError("a soft vote is a vote count only when every leaf is pure")
-        super().__init__(model, x, domains, vote, samples, groups=groups)
+        super().__init__(model, x, domains, vote, samples, groups=groups, missing=missing)
 
     def _encode(self, trees) -> None:
         self._n_bin = self._features(trees)  # binary index i is SAT variable i + 1
         # the trees themselves (not their ids, which a refit's new trees may reuse)
         fitted = tuple(e.tree_ for e in self.model.estimators_)
         domains = (tuple(None if d is None else tuple(map(float, d)) for d in self.domains),
-                   tuple((g.inputs, g.values.tobytes()) for g in self.groups))
+                   tuple((g.inputs, g.values.tobytes()) for g in self.groups), self.missing)
         kept = _FORMULAS.get(self.model)
         if kept is None or kept[0] != fitted:  # first use, or a refitted model
             kept = _FORMULAS[self.model] = (fitted, {})
