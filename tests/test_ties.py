@@ -19,7 +19,7 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -126,6 +126,52 @@ def lightgbm_tie() -> lgb.LGBMClassifier:
     return m
 
 
+def forest(trees) -> RandomForestClassifier:
+    """A 3-class soft-vote RandomForestClassifier of one split per tree: ``trees`` as
+    (feature, threshold, left leaf's class fractions, right leaf's) in the trees' order
+    (left iff float32(x) <= t); its predict adds the fractions in float64, tree by tree,
+    divides by the number of trees and takes the first class of highest probability."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 12, (300, N))
+    m = RandomForestClassifier(n_estimators=len(trees), max_depth=1, random_state=0)
+    m.fit(X, np.arange(300) % 3)
+    for est, (f, t, left, right) in zip(m.estimators_, trees, strict=True):
+        tree = est.tree_
+        assert tree.node_count == 3
+        tree.feature[0], tree.threshold[0] = f, t
+        tree.value[tree.children_left[0], 0] = left
+        tree.value[tree.children_right[0], 0] = right
+    return m
+
+
+def forest_tie() -> RandomForestClassifier:
+    """Class 1's probabilities 0.65, 0.45, 0.2, 4/7 at the instance and 0.3, 0.85, 0.65, 3/7
+    below 0.5 in the trees of features 0-3, then the other way round in a second tree each:
+    the same sum everywhere in real arithmetic, but float64 adds them in another order below
+    0.5; there, and only when all four features are below 0.5, class 1's sum equals class
+    0's (which five last trees make so: 0.8125 four times, then what is left): a tie, and
+    the first class, 0, wins. Twelve trees before them cut each feature at 1.5, 2.5 and 3.5
+    and give classes 0 and 1 a half each."""
+    at, below = [0.65, 0.45, 0.2, 4 / 7], [0.3, 0.85, 0.65, 3 / 7]
+
+    def leaf(p):
+        return [0.0, p, 1.0 - p]
+
+    blank = [(f, t, [0.5, 0.5, 0.0], [0.5, 0.5, 0.0]) for f in range(N) for t in (1.5, 2.5, 3.5)]
+    first = [(f, 0.5, leaf(below[f]), leaf(at[f])) for f in range(N)]
+    second = [(f, 0.5, leaf(at[f]), leaf(below[f])) for f in range(N)]
+    col1 = 0.0
+    for _, _, left, _ in blank + first + second:  # class 1's sum below 0.5 everywhere
+        col1 += left[1]
+    col0, rest = 0.5 * len(blank), []
+    for _ in range(4):
+        rest.append(0.8125)
+        col0 += 0.8125
+    rest.append(col1 - col0)
+    balance = [(0, 1.5, [q, 0.0, 1.0 - q], [q, 0.0, 1.0 - q]) for q in rest]
+    return forest(blank + first + second + balance)
+
+
 def scaled(model) -> Pipeline:
     """``model`` behind a StandardScaler that leaves every value as it is."""
     scaler = StandardScaler().fit(np.array([[-1.0] * N, [1.0] * N]))
@@ -153,6 +199,7 @@ def brute_force(model, x, grid) -> tuple[list[list[int]], list[list[int]]]:
 
 MODELS = {
     "hist_gradient": hist_gradient_tie,
+    "forest_soft": forest_tie,
     "lightgbm": lightgbm_tie,
     "xgboost_softprob": lambda: xgboost_tie("multi:softprob"),
     "xgboost_softmax": lambda: xgboost_tie("multi:softmax"),
