@@ -47,9 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a random forest's vote rule: soft (scikit-learn's predict, the "
                         "default) or hard (the majority of the trees' votes)")
     p.add_argument("--missing", action="store_true",
-                   help="HistGradientBoosting, LightGBM: an empty cell (NaN) is a value of "
-                        "its own, routed as the model routes it, and every feature may take "
-                        "it (default: an empty cell is refused)")
+                   help="HistGradientBoosting, LightGBM, random forests: an empty cell "
+                        "(NaN) is a value of its own, routed as the model routes it, and "
+                        "every feature may take it (default: an empty cell is refused)")
     p.add_argument("--columns", default=None,
                    help="a model fitted without feature names: its features in order, as "
                         "column names of the CSV (a,b,c); default: the CSV's columns are "
