@@ -557,7 +557,8 @@ class ScoreChecker:
             res = self._milp(cost, lo, hi, [])
             if res.fun + shift < -tol:
                 return self._rebuild(res.x, fixed), True
-            if res.mip_dual_bound + shift > tol:
+            bound = getattr(res, "mip_dual_bound", None)  # (None for a problem with no binary)
+            if (res.fun if bound is None else bound) + shift > tol:
                 continue  # every point keeps c against j by more than the rounding
             found = self._band(cost, shift, lo, hi, j, fixed)
             if isinstance(found, Undecided):
