@@ -14,7 +14,8 @@ missing values (HistGradientBoosting and LightGBM take it as it is, with
 the Pipeline as text through a OneHotEncoder). Columns: ``explain_s`` and ``check_s`` (per
 row, mean), ``xps`` (AXps and CXps per row), ``check_per_xp_ms``, ``ratio`` (check CPU over
 explain CPU), ``over_limit_s`` (the most ``all_xps`` ran past its limit), ``decided``
-(rows whose every explanation the checker decided) and why the others were not. Writes
+(rows whose every explanation the checker decided) and why the others were not
+(``undecided``: a near-tie band too large to list). Writes
 ``<out>.csv`` and ``<out>.md``.
 """
 
@@ -109,11 +110,11 @@ def measure(model, rows: pd.DataFrame, options: dict, limit: float, check_limit:
         t1 = time.process_time()
         over = max(over, t1 - started - limit)
         try:
-            ok_a, ok_c = verify.check_all(model, x, r.axps, r.cxps, time_limit=check_limit,
-                                          **options)
-            decided += 1
-            if not (all(ok_a) and all(ok_c)):
-                why.append("INVALID")
+            verdict = verify.verdict(*verify.check_all(model, x, r.axps, r.cxps,
+                                                       time_limit=check_limit, **options))
+            decided += verdict is not None
+            if verdict is not True:
+                why.append("undecided" if verdict is None else "INVALID")
         except oracles.TimeLimitExceeded as e:
             why.append("time limit" if e.seconds is not None else "size")
         t2 = time.process_time()
