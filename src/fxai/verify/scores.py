@@ -32,19 +32,18 @@ left side is a linear form of them: z_fj (+ m_f when NaN goes left), a sum of di
 z_f(hi) - z_f(lo) for a LightGBM category split, the categories going left for a categorical
 one. Per tree leaf variables in [0, 1] summing to 1, the leaves under a split's left child
 summing to at most its left form and those under its right child to at most 1 minus it.
-Fixed features have their binaries fixed by the instance. For each rival class j the MILP
-maximises score_j - score_c over the leaves; the optimal point, rebuilt from the binaries,
-is scored by the library: a counterexample iff its class is not c. If the optimum shows a
-clearly better rival (by more than ``tol``) yet the library keeps c, the checker raises
-rather than guess. ``tol`` bounds the library's rounding of a point's scores (1e-6 of the
-leaves' total; for XGBoost's float32 sums 4 (n + 1) 2^-24 of it, n trees). When the MILP's
-bound comes within ``tol`` of a tie, the decision is exact: every leaf combination whose
-margin lies within ``tol`` is listed (the MILP with a cap on the margin and a no-good cut
-per combination found, on the trees that score the two classes differently) and scored by
-the library, whose class is a function of the leaves reached (its own sums, in its own
-order, and its tie rule). More than ``band_max`` combinations: the answer is
-:class:`Undecided`, never "keeps the class". Before the MILPs, a few seeded random
-completions are scored by the library: a
+Fixed features have their binaries fixed by the instance. ``tol`` bounds the library's
+rounding of a margin (1e-6 of the leaves' total; for XGBoost's float32 sums 4 (n + 1) 2^-24
+of it, n trees per class: twice the classic bound). For each rival class j the MILP asks
+for a point whose margin ``score_c - score_j`` is at most ``tol`` (a cap, no objective):
+none, and c is kept against j; one is rebuilt from the binaries and scored by the library,
+a counterexample iff its class is not c. A point the library keeps lies within ``tol`` of a
+tie (else the encoding disagrees with the model, and the checker raises rather than guess):
+it is excluded by a no-good cut on the leaves of the trees that score c and j differently
+and the MILP asked again, so every leaf combination near the tie is scored by the library,
+whose class is a function of the leaves reached (its own sums in its own order, then its
+tie rule). More than ``band_max`` kept: the answer is :class:`Undecided`, never "keeps the
+class". Before the MILPs, a few seeded random completions are scored by the library: a
 counterexample among them is one (the check stays exact).
 """
 
@@ -318,10 +317,11 @@ class ScoreChecker:
         self._tree_spans = list(zip(sizes[:-1], sizes[1:], strict=True))  # leaf vars per tree
         self._base = self._scores(self.raw[None])[0] - sum(
             tree.value[self._leaf(tree, self.x)] for tree in trees)
-        # a bound on the library's rounding of a point's scores: float64 sums, or XGBoost's
-        # float32 sums of a leaf per tree and the intercept (n + 1 terms)
+        # a bound on the library's rounding of a margin: float64 sums, or twice XGBoost's
+        # float32 sums of a class's leaves and its intercept (n + 1 terms, n trees a class)
         total = max(1.0, float(np.abs(self._leaf_scores).sum() + np.abs(self._base).sum()))
-        rel = max(_TOL, 4.0 * (len(trees) + 1) * 2.0**-24) if self.test == "lt32" else _TOL
+        per_class = -(-len(trees) // self.k)
+        rel = max(_TOL, 4.0 * (per_class + 1) * 2.0**-24) if self.test == "lt32" else _TOL
         self._tol = rel * total
         self._cons: LinearConstraint | None = None
 
@@ -473,13 +473,12 @@ class ScoreChecker:
             if hit is not None:
                 found[i] = hit
                 self._seen(hit)
-        claimed = []
         for i in left:
             fixed = sets[i]
             found[i] = found[i] if found[i] is not None else self._pooled(fixed)
             if found[i] is not None or self._known(fixed):
                 continue
-            found[i], sure = self._solve(fixed)
+            found[i] = self._solve(fixed)
             if found[i] is None:
                 self._kept.append(frozenset(fixed))
             elif isinstance(found[i], Undecided):
@@ -487,10 +486,6 @@ class ScoreChecker:
                             found[i].reason)
             else:
                 self._seen(found[i])
-                claimed += [i] * sure
-        if claimed and (self.classes_of(np.stack([found[i] for i in claimed])) == self.c).any():
-            raise RuntimeError("the MILP optimum beats the prediction but the library keeps "
-                               "it: the encoding disagrees with the model")
         return found
 
     def _searched(self, sets: list[set[int]], todo: list[int], found: list) -> list[int]:
@@ -537,78 +532,64 @@ class ScoreChecker:
         hit = np.flatnonzero(self._agree[:, sorted(fixed)].all(axis=1))
         return self._points[hit[0]] if hit.size else None
 
-    def _solve(self, fixed: set[int]) -> tuple[np.ndarray | None | Undecided, bool]:
-        """(a counterexample, None or :class:`Undecided`; whether it is an optimum that
-        clearly beats the prediction, still to be confirmed): one MILP per rival class; a
-        rival whose bound comes within ``tol`` of a tie has every leaf combination of that
-        band scored by the library (:meth:`_band`)."""
+    def _solve(self, fixed: set[int]) -> np.ndarray | None | Undecided:
+        """A counterexample, None or :class:`Undecided`, rival by rival: every leaf
+        combination whose margin ``score_c - score_j`` is at most ``tol`` (the bound on the
+        library's rounding) is a MILP solution (a margin cap, no objective), scored by the
+        library, then excluded by a no-good cut on the leaves of the trees that score c or
+        j differently (the others leave both scores as they are); a point of another class
+        is a counterexample; none left: c is kept against j. A point the library keeps whose
+        margin is below ``-tol``: the encoding disagrees with the model (RuntimeError).
+        More than ``band_max`` points kept: :class:`Undecided`."""
         lo, hi = np.zeros(self._nv), np.ones(self._nv)
         for var, value in self._pinned(fixed).items():
             lo[var] = hi[var] = float(value)
-        tol = self._tol
-        undecided = None
+        first, undecided = self._n_int, None
         for j in range(self.k):
             if j == self.c:
                 continue
-            cost = np.zeros(self._nv)  # minimise score_c - score_j
-            cost[self._n_int:] = self._leaf_scores[:, self.c] - self._leaf_scores[:, j]
+            cost = np.zeros(self._nv)  # score_c - score_j, less the intercepts'
+            cost[first:] = self._leaf_scores[:, self.c] - self._leaf_scores[:, j]
             shift = self._base[self.c] - self._base[j]
-            res = self._milp(cost, lo, hi, [])
-            if res.fun + shift < -tol:
-                return self._rebuild(res.x, fixed), True
-            bound = getattr(res, "mip_dual_bound", None)  # (None for a problem with no binary)
-            if (res.fun if bound is None else bound) + shift > tol:
-                continue  # every point keeps c against j by more than the rounding
-            found = self._band(cost, shift, lo, hi, j, fixed)
-            if isinstance(found, Undecided):
-                undecided = found
-            elif found is not None:
-                return found, False
-        return undecided, False
+            scores = self._leaf_scores[:, [self.c, j]]
+            moves = np.zeros(len(scores), dtype=bool)  # leaf variables of trees that matter
+            for a, b in self._tree_spans:
+                moves[a:b] = bool((scores[a:b] != scores[a]).any())
+            cuts = [LinearConstraint(cost, -np.inf, self._tol - shift)]
+            for _ in range(self.band_max):
+                sol = self._milp(cuts, lo, hi)
+                if sol is None:
+                    break  # c kept against j
+                point = self._rebuild(sol, fixed)
+                if self.classes_of(point[None])[0] != self.c:
+                    return point
+                if float(cost @ sol) + shift < -self._tol:
+                    raise RuntimeError("a point beats the prediction by more than the "
+                                       "rounding but the library keeps it: the encoding "
+                                       "disagrees with the model")
+                picked = first + np.flatnonzero(moves & (sol[first:] > 0.5))
+                if not picked.size:
+                    break  # no tree scores c or j differently: one margin for all
+                row = np.zeros(self._nv)
+                row[picked] = 1.0
+                cuts.append(LinearConstraint(row, -np.inf, len(picked) - 1))
+            else:
+                undecided = Undecided(
+                    f"more than {self.band_max} leaf combinations within {self._tol:g} of a "
+                    f"tie between classes {self.c} and {j}: the library's rounding was not "
+                    "decided for all of them")
+        return undecided
 
-    def _band(self, cost: np.ndarray, shift: float, lo: np.ndarray, hi: np.ndarray, j: int,
-              fixed: set[int]) -> np.ndarray | None | Undecided:
-        """Rival j near a tie: every leaf combination whose margin ``score_c - score_j`` is
-        within ``tol`` of it (the bound on the library's rounding) is scored by the library,
-        one per MILP, each excluded by a no-good cut on the leaves of the trees that score
-        c or j differently (the others leave both scores as they are); a point of another
-        class is a counterexample, none: c is kept against j. More than ``band_max``
-        combinations: :class:`Undecided`."""
-        first = self._n_int
-        scores = self._leaf_scores[:, [self.c, j]]
-        moves = np.zeros(len(scores), dtype=bool)  # leaf variables of trees that matter
-        for a, b in self._tree_spans:
-            moves[a:b] = bool((scores[a:b] != scores[a]).any())
-        cuts = [LinearConstraint(cost, -np.inf, self._tol - shift)]
-        for _ in range(self.band_max):
-            res = self._milp(cost, lo, hi, cuts, feasible_only=True)
-            if res is None:
-                return None
-            point = self._rebuild(res.x, fixed)
-            if self.classes_of(point[None])[0] != self.c:
-                return point
-            picked = first + np.flatnonzero(moves & (res.x[first:] > 0.5))
-            if not picked.size:
-                return None  # no tree scores c or j differently: one margin for all
-            row = np.zeros(self._nv)
-            row[picked] = 1.0
-            cuts.append(LinearConstraint(row, -np.inf, len(picked) - 1))
-        return Undecided(f"more than {self.band_max} leaf combinations within {self._tol:g} "
-                         f"of a tie between classes {self.c} and {j}: the library's "
-                         "rounding was not decided for all of them")
-
-    def _milp(self, cost: np.ndarray, lo: np.ndarray, hi: np.ndarray, extra: list,
-              feasible_only: bool = False):
-        """HiGHS (zero relative gap; the decisions read its dual bound, not its incumbent) on
-        the constraints and ``extra``; with ``feasible_only``, None when infeasible."""
-        res = milp(cost, constraints=[self._constraints(), *extra],
-                   integrality=self._integrality, bounds=Bounds(lo, hi),
-                   options={"mip_rel_gap": 0.0})
-        if feasible_only and res.status == 2:
+    def _milp(self, extra: list, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
+        """A solution of the constraints and ``extra`` (HiGHS, no objective), or None when
+        there is none."""
+        res = milp(np.zeros(self._nv), constraints=[self._constraints(), *extra],
+                   integrality=self._integrality, bounds=Bounds(lo, hi))
+        if res.status == 2:
             return None
         if res.x is None:
             raise RuntimeError(f"HiGHS found no solution ({res.message})")
-        return res
+        return res.x
 
     def _pinned(self, fixed: set[int]) -> dict[int, bool]:
         """The binaries that the features in ``fixed`` set: index -> value (x's side of
