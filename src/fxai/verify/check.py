@@ -67,17 +67,24 @@ def _tree(model, x, domains, opt: Options) -> Checker:
 
 
 def _scores(model, x, domains, opt: Options) -> Checker:
-    """A forest's or a multi-class XGBoost model's MILP (a vote count by SAT)."""
+    """The MILP per rival class (multi-class XGBoost, forests, HistGradientBoosting and
+    LightGBM)."""
     from fxai.verify.scores import ScoreChecker
+
+    chk = ScoreChecker(model, x, domains, opt.vote, groups=opt.groups, missing=opt.missing)
+    return Checker(chk.weak_axps, list(range(chk.n_features)))
+
+
+def _forest(model, x, domains, opt: Options) -> Checker:
+    """A random forest: its vote count by SAT (a hard vote, or a soft one of pure leaves),
+    else the MILP."""
     from fxai.verify.votes import VoteChecker, pure_leaves
 
-    if is_kind(model, "forest") and (opt.vote == "hard" or pure_leaves(model)):
+    if opt.vote == "hard" or pure_leaves(model):
         chk = VoteChecker(model, x, domains, opt.vote or "soft", groups=opt.groups,
                           missing=opt.missing)
-    else:
-        chk = ScoreChecker(model, x, domains, opt.vote, groups=opt.groups,
-                           missing=opt.missing)
-    return Checker(chk.weak_axps, list(range(chk.n_features)))
+        return Checker(chk.weak_axps, list(range(chk.n_features)))
+    return _scores(model, x, domains, opt)
 
 
 def _binary(model, x, domains, opt: Options) -> Checker:
@@ -125,7 +132,7 @@ def _pipeline(model, x, domains, opt: Options) -> Checker:
 
 #: kind (:mod:`fxai.models.kinds`) -> its checker
 CHECKERS: dict[str, Callable[..., Checker]] = {
-    "nbc": _nbc, "tree": _tree, "forest": _scores, "xgboost": _xgboost,
+    "nbc": _nbc, "tree": _tree, "forest": _forest, "xgboost": _xgboost,
     "hist_gradient": _grid, "lightgbm": _grid, "pipeline": _pipeline,
 }
 #: what each kind's checker is, for messages
@@ -186,10 +193,9 @@ register("fxai OBDD", _is_obdd, _obdd)
 register("a saved binary XGBoost model or its BoostedChecker", _is_boosted_checker, _binary)
 
 
-def _builder(model) -> Callable[..., Checker]:
-    """The checker of ``model``: its kind's, else a registered one; TypeError naming the
-    supported ones."""
-    k = kind(model)
+def _builder(model, k: str | None) -> Callable[..., Checker]:
+    """The checker of ``model`` of kind ``k``: the kind's, else a registered one; TypeError
+    naming the supported ones."""
     if k is not None:
         return CHECKERS[k]
     for _, accepts, build in _OWN:
@@ -225,7 +231,7 @@ def weak_axp_fn(model, x, domains=None, vote: str | None = None, ties: str = "ch
         ``test(sets) -> list of bool or None`` (does fixing each set to ``x`` force the
         prediction? None: undecided) and the features it ranges over.
     """
-    chk = _builder(model)(model, x, domains, Options(vote, ties, missing))
+    chk = _builder(model, kind(model))(model, x, domains, Options(vote, ties, missing))
     return chk.weak_axps, chk.features
 
 
@@ -249,17 +255,21 @@ def joint_weak_axp_fn(model, x, groups, vote: str | None = None):
     -------
     tuple of (callable, list of int) or None
     """
-    if not (is_kind(model, "forest") or (
-            is_kind(model, "xgboost") and xgboost_objective(model).startswith("multi:"))):
+    k = kind(model)
+    if k == "forest":
+        build = _forest
+    elif k == "xgboost" and xgboost_objective(model).startswith("multi:"):
+        build = _scores
+    else:
         return None
-    chk = _scores(model, x, None, Options(vote, groups=groups))
+    chk = build(model, x, None, Options(vote, groups=groups))
     return chk.weak_axps, chk.features
 
 
-def _takes_ties(model) -> bool:
-    """Does the model's oracle take ``ties`` (a binary XGBoost model, bare or a Pipeline's
-    last step)?"""
-    last = model.steps[-1][1] if is_kind(model, "pipeline") else model
+def _takes_ties(model, k: str | None) -> bool:
+    """Does the oracle of ``model`` (of kind ``k``) take ``ties`` (a binary XGBoost model,
+    bare or a Pipeline's last step)?"""
+    last = model.steps[-1][1] if k == "pipeline" else model
     return _is_boosted_checker(last) or (
         is_kind(last, "xgboost") and xgboost_objective(last) == "binary:logistic")
 
@@ -325,16 +335,16 @@ def check_all(model, x, axps: Sequence[Iterable[int]], cxps: Sequence[Iterable[i
     valid_time_limit(time_limit)
     axps, cxps = _explanations(axps, "axps"), _explanations(cxps, "cxps")
     t0 = time.process_time()
-    entry = way_in(model, x, domains, vote, missing, columns, "check_all", refuse=_builder,
-                   need_converted=False)
-    if ties is not None and not _takes_ties(entry.model):
+    entry = way_in(model, x, domains, vote, missing, columns, "check_all",
+                   refuse=lambda m: _builder(m, None), need_converted=False)
+    if ties is not None and not _takes_ties(entry.model, entry.kind):
         raise TypeError(f"check_all: a {type(entry.model).__name__} takes no keyword 'ties' "
                         "(it applies to binary XGBoost models)")
     if ties not in (None, "change", "keep"):
         raise ValueError(f"ties must be 'change' or 'keep', not {ties!r}")
     limit = None if time_limit is None else (t0, time_limit)
-    chk = _builder(entry.model)(entry.model, entry.raw, entry.raw_domains,
-                                Options(vote, ties or "change", missing, limit))
+    chk = _builder(entry.model, entry.kind)(entry.model, entry.raw, entry.raw_domains,
+                                            Options(vote, ties or "change", missing, limit))
     if chk.check is not None:
         try:
             return chk.check(axps, cxps, None if limit is None else sum(limit))
