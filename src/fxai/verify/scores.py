@@ -33,18 +33,19 @@ z_f(hi) - z_f(lo) for a LightGBM category split, the categories going left for a
 one. Per tree leaf variables in [0, 1] summing to 1, the leaves under a split's left child
 summing to at most its left form and those under its right child to at most 1 minus it.
 Fixed features have their binaries fixed by the instance. ``tol`` bounds the library's
-rounding of a margin (1e-6 of the leaves' total; for XGBoost's float32 sums 4 (n + 1) 2^-24
-of it, n trees per class: twice the classic bound). For each rival class j the MILP asks
-for a point whose margin ``score_c - score_j`` is at most ``tol`` (a cap, no objective):
-none, and c is kept against j; one is rebuilt from the binaries and scored by the library,
-a counterexample iff its class is not c. A point the library keeps lies within ``tol`` of a
-tie (else the encoding disagrees with the model, and the checker raises rather than guess):
-it is excluded by a no-good cut on the leaves of the trees that score c and j differently
-and the MILP asked again, so every leaf combination near the tie is scored by the library,
-whose class is a function of the leaves reached (its own sums in its own order, then its
-tie rule). More than ``band_max`` kept: the answer is :class:`Undecided`, never "keeps the
-class". Before the MILPs, a few seeded random completions are scored by the library: a
-counterexample among them is one (the check stays exact).
+rounding of a margin (1e-6 of the leaves' total; for XGBoost's float32 sums of n terms,
+four times n 2^-24 times the sum of each term's largest magnitude, per class of the two).
+For each rival class j the MILP asks for a point whose margin ``score_c - score_j`` is at
+most ``tol`` (a cap, no objective): none, and c is kept against j; one is rebuilt from the
+binaries and scored by the library, a counterexample iff its class is not c. A point the
+library keeps lies within ``tol`` of a tie (else the encoding disagrees with the model, and
+the checker raises rather than guess): it is excluded by a no-good cut on the leaves of the
+trees that score c and j differently and the MILP asked again, so every leaf combination
+near the tie is scored by the library, whose class is a function of the leaves reached (its
+own sums in its own order, then its tie rule). More than ``band_max`` kept: the answer is
+:class:`Undecided`, never "keeps the class". Before the MILPs, a few seeded random
+completions are scored by the library: a counterexample among them is one (the check stays
+exact).
 """
 
 from __future__ import annotations
@@ -317,13 +318,28 @@ class ScoreChecker:
         self._tree_spans = list(zip(sizes[:-1], sizes[1:], strict=True))  # leaf vars per tree
         self._base = self._scores(self.raw[None])[0] - sum(
             tree.value[self._leaf(tree, self.x)] for tree in trees)
-        # a bound on the library's rounding of a margin: float64 sums, or twice XGBoost's
-        # float32 sums of a class's leaves and its intercept (n + 1 terms, n trees a class)
-        total = max(1.0, float(np.abs(self._leaf_scores).sum() + np.abs(self._base).sum()))
-        per_class = -(-len(trees) // self.k)
-        rel = max(_TOL, 4.0 * (per_class + 1) * 2.0**-24) if self.test == "lt32" else _TOL
-        self._tol = rel * total
+        self._tols = self._rounding(trees)
+        self._moves: dict[int, np.ndarray] = {}
         self._cons: LinearConstraint | None = None
+
+    def _rounding(self, trees: list[Tree]) -> np.ndarray:
+        """Per rival j, ``tol``: a bound on the library's rounding of the margin
+        ``score_c - score_j``, 1e-6 of the leaves' total (float64 sums), or for XGBoost's
+        float32 sums of n terms (a leaf per tree of the class, and its intercept), at most
+        n 2^-24 times their largest magnitudes each, twice that for the two classes, and twice
+        again."""
+        total = max(1.0, float(np.abs(self._leaf_scores).sum() + np.abs(self._base).sum()))
+        tols = np.full(self.k, _TOL * total)
+        if self.test == "lt32":
+            peak = np.abs(self._base).copy()  # per class: the largest terms of its sum
+            terms = np.ones(self.k)
+            for tree in trees:
+                top = np.abs(tree.value[tree.left < 0]).max(axis=0)
+                peak += top
+                terms += top > 0
+            own = terms * peak * 2.0**-24
+            tols = np.maximum(tols, 4.0 * (own[self.c] + own))
+        return tols
 
     def _constraints(self) -> LinearConstraint:
         """The MILP's constraints (see the module), built once."""
@@ -503,7 +519,7 @@ class ScoreChecker:
         for j in (j for j in range(self.k) if j != self.c):
             if not left:
                 break
-            status, points = self._leaves.decide([sets[i] for i in left], j, self._tol)
+            status, points = self._leaves.decide([sets[i] for i in left], j, self._tols[j])
             cand = np.flatnonzero(status == 0)
             if cand.size:
                 kept = self.classes_of(np.stack([points[q] for q in cand])) == self.c
@@ -550,12 +566,9 @@ class ScoreChecker:
                 continue
             cost = np.zeros(self._nv)  # score_c - score_j, less the intercepts'
             cost[first:] = self._leaf_scores[:, self.c] - self._leaf_scores[:, j]
-            shift = self._base[self.c] - self._base[j]
-            scores = self._leaf_scores[:, [self.c, j]]
-            moves = np.zeros(len(scores), dtype=bool)  # leaf variables of trees that matter
-            for a, b in self._tree_spans:
-                moves[a:b] = bool((scores[a:b] != scores[a]).any())
-            cuts = [LinearConstraint(cost, -np.inf, self._tol - shift)]
+            shift, tol = self._base[self.c] - self._base[j], self._tols[j]
+            moves = self._moving(j)
+            cuts = [LinearConstraint(cost, -np.inf, tol - shift)]
             for _ in range(self.band_max):
                 sol = self._milp(cuts, lo, hi)
                 if sol is None:
@@ -563,7 +576,7 @@ class ScoreChecker:
                 point = self._rebuild(sol, fixed)
                 if self.classes_of(point[None])[0] != self.c:
                     return point
-                if float(cost @ sol) + shift < -self._tol:
+                if float(cost @ sol) + shift < -tol:
                     raise RuntimeError("a point beats the prediction by more than the "
                                        "rounding but the library keeps it: the encoding "
                                        "disagrees with the model")
@@ -575,10 +588,20 @@ class ScoreChecker:
                 cuts.append(LinearConstraint(row, -np.inf, len(picked) - 1))
             else:
                 undecided = Undecided(
-                    f"more than {self.band_max} leaf combinations within {self._tol:g} of a "
+                    f"more than {self.band_max} leaf combinations within {tol:g} of a "
                     f"tie between classes {self.c} and {j}: the library's rounding was not "
                     "decided for all of them")
         return undecided
+
+    def _moving(self, j: int) -> np.ndarray:
+        """The leaf variables of the trees that score c and j differently (kept per j)."""
+        if j not in self._moves:
+            scores = self._leaf_scores[:, [self.c, j]]
+            moves = np.zeros(len(scores), dtype=bool)
+            for a, b in self._tree_spans:
+                moves[a:b] = bool((scores[a:b] != scores[a]).any())
+            self._moves[j] = moves
+        return self._moves[j]
 
     def _milp(self, extra: list, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
         """A solution of the constraints and ``extra`` (HiGHS, no objective), or None when
