@@ -243,3 +243,20 @@ def test_check_all_takes_ties_as_for_model_does():
         oracles.for_model(hgb, X_IN, ties="keep")
     with pytest.raises(TypeError, match="takes no keyword 'ties'"):
         verify.check_all(hgb, X_IN, [[0]], [], ties="keep")
+
+
+def test_the_leaf_search_goes_on_past_a_near_tie(monkeypatch):
+    """Every pick of the search's first dive is a near tie (the margin 2^-51); the
+    counterexample, below 0.5 on feature 0 (a last tree scores -1 there), is found by
+    going on, without a MILP."""
+    from fxai.verify.scores import ScoreChecker
+
+    model = hist_gradient(2.0**-51, stumps(1.0, -1.0) + [(0, 0.5, -1.0, 0.0)])
+    chk = ScoreChecker(model, X_IN, samples=0)
+
+    def no_milp(*args):
+        raise AssertionError("the MILP was asked")
+
+    monkeypatch.setattr(ScoreChecker, "_milp", no_milp)
+    point = chk.counterexample({1, 2, 3})
+    assert point[0] <= 0.5 and model.predict([point])[0] == 0

@@ -13,8 +13,9 @@ lowest objective up, and abandons a partial pick when its value plus, for every 
 to pick, the lowest leaf reachable in the current box, is above ``tol``. A full pick whose
 objective (with the intercepts) is below ``-tol`` is a candidate counterexample, a point of
 its box that the checker confirms with the library's own predict; none: c is kept against
-j. A pick within ``tol`` of a tie, a candidate the library does not confirm, or more than
-``max_nodes`` picks leave the question to the MILP.
+j. No candidate but a pick within ``tol`` of a tie (the checker's bound on the rounding of
+the library and of this search's own sums), a candidate the library does not confirm, or
+more than ``max_nodes`` picks leave the question to the MILP.
 """
 
 from __future__ import annotations
@@ -157,12 +158,14 @@ class LeafSearch:
 
     def _rival(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(per leaf ``score_c - score_j``, the leaves of the trees where it is not 0,
-        tree by tree from the lowest, where each tree's leaves end in that order); kept."""
+        tree by tree (the widest range of it first) from the lowest, where each tree's
+        leaves end in that order); kept."""
         if j not in self._rivals:
             c = self.chk.c
             sval = self.value[:, c] - self.value[:, j]
             trees = np.unique(self.tree_of[np.abs(sval) > 0])
             parts = [np.flatnonzero(self.tree_of == t) for t in trees]
+            parts.sort(key=lambda p: -np.ptp(sval[p]))  # the widest trees first
             order = np.concatenate([p[np.argsort(sval[p], kind="stable")] for p in parts]
                                    or [np.zeros(0, dtype=np.int64)])
             tree_end = np.cumsum([len(p) for p in parts], dtype=np.int64)
@@ -238,7 +241,7 @@ def _search(boxes, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_no
         pos[0] = -1
         for u in range(n_t):
             low[0, u] = 0 if u == 0 else tree_end[u - 1]
-        t, nodes, result = 0, 0, 1
+        t, nodes, result, near = 0, 0, 1, False
         while t >= 0:
             start = 0 if t == 0 else tree_end[t - 1]
             p = max(start + pos[t] + 1, low[t, t])
@@ -263,10 +266,8 @@ def _search(boxes, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_no
                     wit[q] = box_s[t + 1]
                     result = 0
                     break
-                if a <= tol:
-                    result = -1  # a near tie: the MILP decides
-                    break
-                t -= 1  # the last tree's next leaves are higher still: backtrack
+                near = near or a <= tol  # a near tie: the MILP decides, unless a
+                t -= 1  # candidate is found; the last tree's next leaves are higher still
                 continue
             bound = a
             for u in range(t + 1, n_t):  # the box only shrinks: scan on from level t's first
@@ -280,4 +281,4 @@ def _search(boxes, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_no
             acc[t + 1] = a
             t += 1
             pos[t] = -1
-        status[q] = result
+        status[q] = -1 if result == 1 and near else result

@@ -32,9 +32,10 @@ left side is a linear form of them: z_fj (+ m_f when NaN goes left), a sum of di
 z_f(hi) - z_f(lo) for a LightGBM category split, the categories going left for a categorical
 one. Per tree leaf variables in [0, 1] summing to 1, the leaves under a split's left child
 summing to at most its left form and those under its right child to at most 1 minus it.
-Fixed features have their binaries fixed by the instance. ``tol`` bounds the library's
-rounding of a margin (1e-6 of the leaves' total; for XGBoost's float32 sums of n terms,
-four times n 2^-24 times the sum of each term's largest magnitude, per class of the two).
+Fixed features have their binaries fixed by the instance. The rounding bound of a margin:
+a sum of n terms in precision u (float32 for XGBoost, float64 else) is within n u times the
+sum of its terms' magnitudes, four times that for the two classes of a margin, at least
+1e-12. ``tol`` is that bound, or 1e-6 of the leaves' total if larger (HiGHS's tolerances).
 For each rival class j the MILP asks for a point whose margin ``score_c - score_j`` is at
 most ``tol`` (a cap, no objective): none, and c is kept against j; one is rebuilt from the
 binaries and scored by the library, a counterexample iff its class is not c. A point the
@@ -68,7 +69,8 @@ from fxai.models.lgbm import booster as lgbm_booster
 from fxai.verify.named import as_fitted, named
 from fxai.verify.score_leaves import LeafSearch, category_ends
 
-_TOL = 1e-6  # relative to the leaves' total: far above float64 rounding of the sums
+_CUSHION = 1e-6  # the MILP's margin cap: at least this much of the leaves' total (HiGHS's
+# feasibility tolerances are 1e-7 to 1e-6)
 log = logging.getLogger("fxai.verify")
 
 
@@ -146,9 +148,9 @@ class ScoreChecker:
         self.c = int(self.classes_of(self.raw[None])[0])
         self.k = k
         self._encode(trees)
-        self._kept: list[frozenset[int]] = []  # sets that keep the class
+        self._kept = _Rows(self.n_features)  # sets that keep the class
         self._points: list[np.ndarray] = []  # counterexamples, and where they agree with x
-        self._agree = np.zeros((0, self.n_features), dtype=bool)
+        self._agree = _Rows(self.n_features)
 
     def _code(self, f: int, v) -> int:
         """The code of raw value ``v`` of categorical feature f: its category's position,
@@ -319,27 +321,26 @@ class ScoreChecker:
         self._base = self._scores(self.raw[None])[0] - sum(
             tree.value[self._leaf(tree, self.x)] for tree in trees)
         self._tols = self._rounding(trees)
+        total = float(np.abs(self._leaf_scores).sum() + np.abs(self._base).sum())
+        self._caps = np.maximum(self._tols, _CUSHION * max(1.0, total))
         self._moves: dict[int, np.ndarray] = {}
         self._cons: LinearConstraint | None = None
 
     def _rounding(self, trees: list[Tree]) -> np.ndarray:
         """Per rival j, ``tol``: a bound on the library's rounding of the margin
-        ``score_c - score_j``, 1e-6 of the leaves' total (float64 sums), or for XGBoost's
-        float32 sums of n terms (a leaf per tree of the class, and its intercept), at most
-        n 2^-24 times their largest magnitudes each, twice that for the two classes, and twice
-        again."""
-        total = max(1.0, float(np.abs(self._leaf_scores).sum() + np.abs(self._base).sum()))
-        tols = np.full(self.k, _TOL * total)
-        if self.test == "lt32":
-            peak = np.abs(self._base).copy()  # per class: the largest terms of its sum
-            terms = np.ones(self.k)
-            for tree in trees:
-                top = np.abs(tree.value[tree.left < 0]).max(axis=0)
-                peak += top
-                terms += top > 0
-            own = terms * peak * 2.0**-24
-            tols = np.maximum(tols, 4.0 * (own[self.c] + own))
-        return tols
+        ``score_c - score_j`` and on the leaf search's own float64 sums. A sum of n terms in
+        precision u (float32 for XGBoost, float64 else) is within n u times the sum of its
+        terms' magnitudes, bounded per class by each tree's largest leaf and the intercept;
+        twice that for the two classes, twice again, and at least 1e-12 (the library's
+        probabilities, a sigmoid or softmax of the margins, before its argmax)."""
+        peak = np.abs(self._base).copy()  # per class: the largest terms of its sum
+        terms = np.ones(self.k)
+        for tree in trees:
+            top = np.abs(tree.value[tree.left < 0]).max(axis=0)
+            peak += top
+            terms += top > 0
+        own = terms * peak * (2.0**-24 if self.test == "lt32" else 2.0**-53)
+        return np.maximum(4.0 * (own[self.c] + own), 1e-12)
 
     def _constraints(self) -> LinearConstraint:
         """The MILP's constraints (see the module), built once."""
@@ -496,7 +497,7 @@ class ScoreChecker:
                 continue
             found[i] = self._solve(fixed)
             if found[i] is None:
-                self._kept.append(frozenset(fixed))
+                self._kept.add(fixed)
             elif isinstance(found[i], Undecided):
                 log.warning("check: undecided for the features %s fixed: %s", sorted(fixed),
                             found[i].reason)
@@ -529,23 +530,26 @@ class ScoreChecker:
                     self._seen(points[q])
             milp += [i for i, st in zip(left, status, strict=True) if st == -1]
             left = [i for i, st in zip(left, status, strict=True) if st == 1]
-        self._kept += [frozenset(sets[i]) for i in left]
+        for i in left:
+            self._kept.add(sets[i])
         return milp
 
     def _known(self, fixed: set[int]) -> bool:
         """Is fixing ``fixed`` known to keep the class (it contains a set that does)?"""
-        return any(k <= fixed for k in self._kept)
+        outside = np.ones(self.n_features, dtype=bool)
+        outside[list(fixed)] = False
+        return bool((~self._kept.rows[:, outside].any(axis=1)).any())
 
     def _seen(self, point: np.ndarray) -> None:
         """Keep a counterexample: it is one for every set on which it agrees with x."""
         same = [same_value(p, r) or (missing_value(p) and missing_value(r))
                 for p, r in zip(point, self.raw, strict=True)]
         self._points.append(point)
-        self._agree = np.vstack([self._agree, same])
+        self._agree.add(np.flatnonzero(same))
 
     def _pooled(self, fixed: set[int]) -> np.ndarray | None:
         """A counterexample kept so far that agrees with x on ``fixed``, or None."""
-        hit = np.flatnonzero(self._agree[:, sorted(fixed)].all(axis=1))
+        hit = np.flatnonzero(self._agree.rows[:, list(fixed)].all(axis=1))
         return self._points[hit[0]] if hit.size else None
 
     def _solve(self, fixed: set[int]) -> np.ndarray | None | Undecided:
@@ -566,7 +570,7 @@ class ScoreChecker:
                 continue
             cost = np.zeros(self._nv)  # score_c - score_j, less the intercepts'
             cost[first:] = self._leaf_scores[:, self.c] - self._leaf_scores[:, j]
-            shift, tol = self._base[self.c] - self._base[j], self._tols[j]
+            shift, tol = self._base[self.c] - self._base[j], self._caps[j]
             moves = self._moving(j)
             cuts = [LinearConstraint(cost, -np.inf, tol - shift)]
             for _ in range(self.band_max):
@@ -665,6 +669,23 @@ class ScoreChecker:
         bad = (self.classes_of(pts) != self.c).reshape(len(sets), self.samples)
         return [pts[i * self.samples + int(np.argmax(b))] if b.any() else None
                 for i, b in enumerate(bad)]
+
+
+class _Rows:
+    """A growing boolean matrix, a row per set of features."""
+
+    def __init__(self, n_features: int):
+        self._a, self._n = np.zeros((16, n_features), dtype=bool), 0
+
+    def add(self, features: Iterable[int]) -> None:
+        if self._n == len(self._a):
+            self._a = np.vstack([self._a, np.zeros_like(self._a)])
+        self._a[self._n, list(features)] = True
+        self._n += 1
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self._a[:self._n]
 
 
 def _number(v) -> float:
