@@ -225,60 +225,113 @@ def _narrow(leaf, box, out, leaf_f, leaf_mask):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _reduce(box, leaf_f, leaf_mask, sval, order, tree_end, offset, out_order, out_end,
+            start, width, rank):  # pragma: no cover - compiled
+    """The question's own trees: the leaves that fit ``box`` (in ``order``), a tree with one
+    such leaf folded into the offset, the others widest range in the box first, into
+    ``out_order`` and ``out_end``; returns (their number, the offset)."""
+    n_t, m = 0, 0
+    for u in range(tree_end.size):
+        a = m
+        for p in range(0 if u == 0 else tree_end[u - 1], tree_end[u]):
+            if _fits(order[p], box, leaf_f, leaf_mask):
+                out_order[m] = order[p]
+                m += 1
+        if m - a == 1:
+            offset += sval[out_order[a]]
+            m = a
+        elif m > a:
+            start[n_t] = a
+            width[n_t] = sval[out_order[m - 1]] - sval[out_order[a]]
+            rank[n_t] = m
+            n_t += 1
+    ends = rank[:n_t].copy()  # the trees' ends before reordering
+    pick = np.argsort(-width[:n_t], kind="mergesort")
+    leaves = out_order[:m].copy()
+    m = 0
+    for i in range(n_t):
+        u = pick[i]
+        for p in range(start[u], ends[u]):
+            out_order[m] = leaves[p]
+            m += 1
+        out_end[i] = m
+    return n_t, offset
+
+
+@njit(cache=True)
 def _search(boxes, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_nodes, status,
             wit):  # pragma: no cover - compiled
     """status[q]: 1 kept, 0 a candidate (its box in wit[q]), -1 a near tie or too many
-    picks. Depth t of the search is tree t; box_s[t] is the box before picking in tree t;
-    low[t, u] a leaf of tree u (in ``order``) before which none is reachable at depth t."""
-    n_t = tree_end.size
-    box_s = np.empty((n_t + 1, boxes.shape[1], boxes.shape[2]), dtype=np.uint64)
-    acc = np.empty(n_t + 1)
-    pos = np.empty(n_t, dtype=np.int64)
-    low = np.empty((n_t + 1, n_t), dtype=np.int64)
+    picks, each over the question's own trees (:func:`_reduce`)."""
+    n_all = tree_end.size
+    box_s = np.empty((n_all + 1, boxes.shape[1], boxes.shape[2]), dtype=np.uint64)
+    acc = np.empty(n_all + 1)
+    pos = np.empty(n_all, dtype=np.int64)
+    low = np.empty((n_all + 1, n_all), dtype=np.int64)
+    q_order = np.empty(order.size, dtype=np.int64)
+    q_end = np.empty(n_all, dtype=np.int64)
+    start = np.empty(n_all, dtype=np.int64)
+    width = np.empty(n_all)
+    rank = np.empty(n_all, dtype=np.int64)
     for q in range(boxes.shape[0]):
-        box_s[0] = boxes[q]
-        acc[0] = offset
-        pos[0] = -1
-        for u in range(n_t):
-            low[0, u] = 0 if u == 0 else tree_end[u - 1]
-        t, nodes, result, near = 0, 0, 1, False
-        while t >= 0:
-            start = 0 if t == 0 else tree_end[t - 1]
-            p = max(start + pos[t] + 1, low[t, t])
-            leaf = -1
-            while p < tree_end[t]:
-                if _fits(order[p], box_s[t], leaf_f, leaf_mask):
-                    leaf = order[p]
-                    break
-                p += 1
-            if leaf < 0:
-                t -= 1
-                continue
-            pos[t] = p - start
-            nodes += 1
-            if nodes > max_nodes:
-                result = -1
+        n_t, off = _reduce(boxes[q], leaf_f, leaf_mask, sval, order, tree_end, offset,
+                           q_order, q_end, start, width, rank)
+        if n_t == 0:  # every tree constant in the box
+            status[q] = 0 if off < -tol else (-1 if off <= tol else 1)
+            wit[q] = boxes[q]
+            continue
+        status[q] = _dfs(boxes[q], leaf_f, leaf_mask, sval, q_order, q_end[:n_t], off, tol,
+                         max_nodes, box_s, acc, pos, low, wit[q])
+
+
+@njit(cache=True)
+def _dfs(box, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_nodes, box_s, acc,
+         pos, low, wit):  # pragma: no cover - compiled
+    """1 kept, 0 a candidate (its box in wit), -1 a near tie or too many picks. Depth t of
+    the search is tree t; box_s[t] is the box before picking in tree t; low[t, u] a leaf of
+    tree u (in ``order``) before which none is reachable at depth t."""
+    n_t = tree_end.size
+    box_s[0] = box
+    acc[0] = offset
+    pos[0] = -1
+    for u in range(n_t):
+        low[0, u] = 0 if u == 0 else tree_end[u - 1]
+    t, nodes, near = 0, 0, False
+    while t >= 0:
+        start = 0 if t == 0 else tree_end[t - 1]
+        p = max(start + pos[t] + 1, low[t, t])
+        leaf = -1
+        while p < tree_end[t]:
+            if _fits(order[p], box_s[t], leaf_f, leaf_mask):
+                leaf = order[p]
                 break
-            _narrow(leaf, box_s[t], box_s[t + 1], leaf_f, leaf_mask)
-            a = acc[t] + sval[leaf]
-            if t == n_t - 1:
-                if a < -tol:
-                    wit[q] = box_s[t + 1]
-                    result = 0
-                    break
-                near = near or a <= tol  # a near tie: the MILP decides, unless a
-                t -= 1  # candidate is found; the last tree's next leaves are higher still
-                continue
-            bound = a
-            for u in range(t + 1, n_t):  # the box only shrinks: scan on from level t's first
-                r = low[t, u]
-                while not _fits(order[r], box_s[t + 1], leaf_f, leaf_mask):
-                    r += 1
-                low[t + 1, u] = r
-                bound += sval[order[r]]
-            if bound > tol:
-                continue  # no counterexample below this pick
-            acc[t + 1] = a
-            t += 1
-            pos[t] = -1
-        status[q] = -1 if result == 1 and near else result
+            p += 1
+        if leaf < 0:
+            t -= 1
+            continue
+        pos[t] = p - start
+        nodes += 1
+        if nodes > max_nodes:
+            return -1
+        _narrow(leaf, box_s[t], box_s[t + 1], leaf_f, leaf_mask)
+        a = acc[t] + sval[leaf]
+        if t == n_t - 1:
+            if a < -tol:
+                wit[:] = box_s[t + 1]
+                return 0
+            near = near or a <= tol  # a near tie: the MILP decides, unless a candidate
+            t -= 1  # is found; the last tree's next leaves are higher still
+            continue
+        bound = a
+        for u in range(t + 1, n_t):  # the box only shrinks: scan on from level t's first
+            r = low[t, u]
+            while not _fits(order[r], box_s[t + 1], leaf_f, leaf_mask):
+                r += 1
+            low[t + 1, u] = r
+            bound += sval[order[r]]
+        if bound > tol:
+            continue  # no counterexample below this pick
+        acc[t + 1] = a
+        t += 1
+        pos[t] = -1
+    return -1 if near else 1
