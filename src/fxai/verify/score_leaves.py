@@ -225,11 +225,11 @@ def _narrow(leaf, box, out, leaf_f, leaf_mask):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _reduce(box, leaf_f, leaf_mask, sval, order, tree_end, offset, out_order, out_end,
-            start, width, rank):  # pragma: no cover - compiled
-    """The question's own trees: the leaves that fit ``box`` (in ``order``), a tree with one
-    such leaf folded into the offset, the others widest range in the box first, into
-    ``out_order`` and ``out_end``; returns (their number, the offset)."""
+def _reduce(box, leaf_f, leaf_mask, sval, order, tree_end, offset, out_order,
+            out_end):  # pragma: no cover - compiled
+    """The question's own trees, in ``order``'s: the leaves that fit ``box``, a tree with
+    one such leaf folded into the offset, into ``out_order`` and ``out_end``; returns
+    (their number, the offset)."""
     n_t, m = 0, 0
     for u in range(tree_end.size):
         a = m
@@ -241,20 +241,8 @@ def _reduce(box, leaf_f, leaf_mask, sval, order, tree_end, offset, out_order, ou
             offset += sval[out_order[a]]
             m = a
         elif m > a:
-            start[n_t] = a
-            width[n_t] = sval[out_order[m - 1]] - sval[out_order[a]]
-            rank[n_t] = m
+            out_end[n_t] = m
             n_t += 1
-    ends = rank[:n_t].copy()  # the trees' ends before reordering
-    pick = np.argsort(-width[:n_t], kind="mergesort")
-    leaves = out_order[:m].copy()
-    m = 0
-    for i in range(n_t):
-        u = pick[i]
-        for p in range(start[u], ends[u]):
-            out_order[m] = leaves[p]
-            m += 1
-        out_end[i] = m
     return n_t, offset
 
 
@@ -270,12 +258,9 @@ def _search(boxes, leaf_f, leaf_mask, sval, order, tree_end, offset, tol, max_no
     low = np.empty((n_all + 1, n_all), dtype=np.int64)
     q_order = np.empty(order.size, dtype=np.int64)
     q_end = np.empty(n_all, dtype=np.int64)
-    start = np.empty(n_all, dtype=np.int64)
-    width = np.empty(n_all)
-    rank = np.empty(n_all, dtype=np.int64)
     for q in range(boxes.shape[0]):
         n_t, off = _reduce(boxes[q], leaf_f, leaf_mask, sval, order, tree_end, offset,
-                           q_order, q_end, start, width, rank)
+                           q_order, q_end)
         if n_t == 0:  # every tree constant in the box
             status[q] = 0 if off < -tol else (-1 if off <= tol else 1)
             wit[q] = boxes[q]
