@@ -1,4 +1,5 @@
-"""Run files that survive kills, timeouts and cancels (DESIGN.md, "Scale and failure").
+"""Run files that survive kills, timeouts and cancels (docs/design.md, "Failure, resumption,
+reproducibility").
 
 A run file is JSON Lines: a header line, then one object per explained instance. While a
 command works it writes ``<out>.partial`` beside its declared output (snakemake deletes a

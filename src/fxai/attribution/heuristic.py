@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from fxai.errors import ScoreError
+from fxai.models.kinds import is_xgboost
 
 Score = Callable[..., Sequence[float]]
 
@@ -56,7 +57,7 @@ def probabilities(model) -> tuple[Callable[[np.ndarray], np.ndarray], list]:
     if hasattr(model, "predict_proba") and hasattr(model, "classes_"):
         return model.predict_proba, [c.item() if hasattr(c, "item") else c
                                      for c in model.classes_]
-    if type(model).__name__ == "Booster":
+    if is_xgboost(model):  # a Booster (an XGBClassifier has predict_proba)
         import xgboost as xgb
 
         def booster(X):

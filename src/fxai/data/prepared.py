@@ -1,4 +1,4 @@
-"""Read prepared datasets and splits (the contracts of DESIGN.md)."""
+"""Read prepared datasets and splits (the contracts of docs/design.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Generic formal explanation algorithms, written once against the oracle interface.
 
-``enumerate`` is the name DESIGN.md uses (``explain.enumerate(o, target=...)``); it is
-:func:`enumerate_xps`, the name to import bare (``enumerate`` would shadow Python's).
+``explain.enumerate(o, target=...)`` is :func:`enumerate_xps`, the name to import bare
+(``enumerate`` would shadow Python's).
 """
 
 from fxai.explain.exact import (

@@ -212,8 +212,8 @@ def enumerate_xps(o: Oracle, target: str = "axp", time_limit: float | None = Non
     ``time_limit`` and the event times are seconds of ``clock``: ``"cpu"`` (the default,
     ``time.process_time``: the process's CPU time, as the workflow uses, so a busy machine
     does not eat the limit) or ``"wall"`` (``time.perf_counter``).
-    Also exported as ``fxai.explain.enumerate`` (DESIGN.md's name, which shadows Python's
-    ``enumerate`` if imported bare: import this name then).
+    Also exported as ``fxai.explain.enumerate`` (which shadows Python's ``enumerate`` if
+    imported bare: import this name then).
 
     Parameters
     ----------

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from fxai.models.dgraph import DecisionGraph
+from fxai.models.kinds import is_kind
 from fxai.oracles.base import Oracle
 from fxai.oracles.registry import register
 
@@ -342,7 +343,7 @@ def _dag_mass(g: DecisionGraph, c, allowed: dict[int, set]) -> Fraction:
 def _accepts(model: object) -> bool:
     if isinstance(model, DecisionGraph) or hasattr(model, "to_graph"):
         return True
-    return type(model).__name__ == "DecisionTreeClassifier" and hasattr(model, "tree_")
+    return is_kind(model, "tree") and hasattr(model, "tree_")
 
 
 def _build(model: object, x, domains: Sequence | None = None) -> XpGOracle:

@@ -1,6 +1,6 @@
 """Figures the papers lack, drawn from the run files: NBC δ-relevant sets and XpG enumeration.
 
-Each figure function takes run records (dicts as in DESIGN.md) and an output stem and writes
+Each figure function takes run records (dicts as in docs/design.md) and an output stem and writes
 ``<stem>.png`` and ``<stem>.pdf``; with no usable records it writes an empty-state figure
 saying so. ``make_figure(name, results_root, out_dir)`` draws one named figure of a profile.
 """

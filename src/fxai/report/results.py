@@ -87,7 +87,7 @@ def _complete(path: Path, head: dict | None, recs: list[dict], cut: bool) -> boo
 
 
 class Results:
-    """A results folder ``results/<profile>`` laid out as in DESIGN.md."""
+    """A results folder ``results/<profile>`` laid out as in docs/design.md."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
