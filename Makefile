@@ -48,14 +48,15 @@ report: $(STAMP)
 	$(BIN)/python -m fxai.cli check-config $(CONFIG)
 	$(BIN)/snakemake --cores 1 --configfile $(CONFIG) --report $(RESULTS)/report.html
 
+# the tests across the machine's cores (pytest-xdist; a file's tests stay on one worker)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile
 
 # the quick loop while changing a module: unit and property tests and doctests, without the
 # workflow runs (slow), the commands and snakemake plans (cli) and the tests of several
 # seconds (heavy); make test runs them all
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow and not cli and not heavy"
+	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile -m "not slow and not cli and not heavy"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

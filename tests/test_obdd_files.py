@@ -170,6 +170,8 @@ def test_many_processes_share_one_working_directory(tmp_path, monkeypatch):
     ob.dump("shared.bdd.json")
     with multiprocessing.get_context("fork").Pool(4) as pool:
         errors = sum(pool.map(_hammer, [(w, 30, 7) for w in range(4)]), [])
+        pool.close()  # the workers end on their own (a SIGTERM handler an earlier test of
+        pool.join()  # this process left would keep one alive through terminate())
     assert errors == []
     assert sorted(os.listdir(tmp_path)) == ["own0.bdd.json", "own1.bdd.json", "own2.bdd.json",
                                             "own3.bdd.json", "shared.bdd.json"]
