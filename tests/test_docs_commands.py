@@ -67,8 +67,10 @@ UNRUNNABLE = {
 }
 #: make target -> a regular expression its recipe (make -n -B) must match
 MAKE_RECIPES = {
-    "test": r"(?m)/python -m pytest -q$",  # the whole suite: no paths, no -k
-    "test-fast": r'(?m)/python -m pytest -q -m "not slow and not cli and not heavy"$',
+    # the whole suite across the cores: no paths, no -k
+    "test": r"(?m)/python -m pytest -q -n \d+ --dist loadfile$",
+    "test-fast": r'(?m)/python -m pytest -q -n \d+ --dist loadfile '
+                 r'-m "not slow and not cli and not heavy"$',
     "report": r"snakemake --cores 1 --configfile \S+ --report results/\w+/report\.html",
     "venv": r"pip install --no-compile --progress-bar on -e \"\.\[{EXTRAS}\]\"",
 }
@@ -519,8 +521,9 @@ def test_python_script_rewrites_its_files_identically(c, tmp_path):
 
 @pytest.mark.parametrize("c", by_kind("pytest"), ids=str)
 def test_pytest_command_names_existing_tests(c):
-    for t in c.argv[3:]:
-        if not t.startswith("-") and t != "no:cacheprovider":
+    args = c.argv[3:]
+    for before, t in zip(["", *args], args, strict=False):
+        if not t.startswith("-") and before not in ("-p", "-n", "--dist", "-m", "-k"):
             assert (ROOT / t.split("::")[0]).exists(), f"{c}: no {t}"
 
 
