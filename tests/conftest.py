@@ -7,6 +7,7 @@ snakemake (subprocesses, workflow plans, the docs build). ``make test-fast`` lea
 with the ``slow`` (workflow runs) and ``heavy`` ones; ``make test`` runs everything."""
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,22 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in CLI_FILES:
             item.add_marker(pytest.mark.cli)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_slurm_controller_probe(tmp_path_factory):
+    """Put first on PATH an ``scontrol`` that fails at once. The SLURM executor plugin runs
+    ``scontrol show config`` at every snakemake start (to word its help text); with SLURM
+    installed but no controller running that waits ~3 s (its 10-s timeout without a
+    slurm.conf), and the suite starts snakemake some 200 times. No test here submits to
+    SLURM (tools/slurm-test.sh does, outside pytest)."""
+    shim = tmp_path_factory.mktemp("no-slurm-probe")
+    tool = shim / "scontrol"
+    tool.write_text("#!/bin/sh\nexit 1\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+        yield
 
 
 @pytest.fixture

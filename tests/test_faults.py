@@ -248,7 +248,7 @@ TINY = {
     "profile": "tiny",
     "data": {"extra_datasets": []},
     "nbc": {"datasets": ["mux6"], "instances": 4, "deltas": [0.95], "targets": [4]},
-    **{s: {"enabled": False} for s in ("xpg", "ffa", "report", "cross")},
+    **{s: {"enabled": False} for s in ("xpg", "ffa", "report", "cross", "audit")},
 }
 
 

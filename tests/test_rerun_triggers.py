@@ -18,11 +18,11 @@ import os
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
+from scratch import snakemake_many
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -188,29 +188,40 @@ def overlay(key: str, value) -> dict:
     return doc
 
 
-def snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+def env() -> dict[str, str]:
+    e = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    env.pop("FXAI_DATA_MIRROR", None)
-    return subprocess.run([str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "-d", str(work),
-                           "--cores", "1", "--nolock", *args],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    e.pop("FXAI_DATA_MIRROR", None)
+    return e
+
+
+def base(work: Path) -> list[str]:
+    return ["-s", str(ROOT / "Snakefile"), "-d", str(work), "--cores", "1", "--nolock"]
+
+
+def summaries(work: Path, *runs: list[str]) -> list[dict[str, dict]]:
+    """For each list of arguments, the dry run's detailed summary: output file -> {rule, job,
+    inputs, status, pending} (the dry runs run two at a time, scratch.snakemake_many)."""
+    done = snakemake_many((base(work) + ["-n", "--detailed-summary", *args], work, env())
+                          for args in runs)
+    tables = []
+    for code, out, err in done:
+        assert code == 0, out[-2000:] + err[-3000:]
+        rows = {}
+        for line in out.splitlines():
+            cols = line.split("\t")
+            if len(cols) != 8 or cols[0] == "output_file":
+                continue
+            out_file, _, rule, log, inputs, shell, status, plan = cols
+            rows[out_file] = {"rule": rule, "job": (rule, log, inputs, shell), "status": status,
+                              "inputs": set(filter(None, inputs.split(","))) - {"-"},
+                              "pending": plan != "no update"}
+        tables.append(rows)
+    return tables
 
 
 def summary(work: Path, *args: str) -> dict[str, dict]:
-    """Output file -> {rule, job, inputs, status, pending} from a dry run's detailed summary."""
-    r = snakemake(work, "-n", "--detailed-summary", *args)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
-    rows = {}
-    for line in r.stdout.splitlines():
-        cols = line.split("\t")
-        if len(cols) != 8 or cols[0] == "output_file":
-            continue
-        out, _, rule, log, inputs, shell, status, plan = cols
-        rows[out] = {"rule": rule, "job": (rule, log, inputs, shell), "status": status,
-                     "inputs": set(filter(None, inputs.split(","))) - {"-"},
-                     "pending": plan != "no update"}
-    return rows
+    return summaries(work, list(args))[0]
 
 
 def expected(rows: dict[str, dict], seeds: list[str]) -> set[str]:
@@ -248,7 +259,8 @@ def work(tmp_path_factory) -> Path:
     for out in summary(w):
         (w / out).parent.mkdir(parents=True, exist_ok=True)
         (w / out).touch()
-    r = snakemake(w, "--touch", "--forceall")
+    r = subprocess.run([str(SNAKEMAKE), *base(w), "--touch", "--forceall"], cwd=w, env=env(),
+                       capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     assert not pending(summary(w)), "the faked default profile is not up to date"
     return w
@@ -256,16 +268,15 @@ def work(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def changed(work) -> dict[str, dict[str, dict]]:
-    """Key -> the detailed summary of a dry run with only that key changed (2 at a time)."""
-    def run(key: str, value) -> dict[str, dict]:
+    """Key -> the detailed summary of a dry run with only that key changed."""
+    changes = {k: v[0] for k, v in {**RESULT_KEYS, **NON_RESULT_KEYS}.items()}
+    runs = []
+    for key, value in changes.items():
         path = work / "overlays" / f"{key}.yaml"
         path.parent.mkdir(exist_ok=True)
         path.write_text(yaml.safe_dump(overlay(key, value)))
-        return summary(work, "--configfile", "config/config.yaml", str(path))
-
-    changes = {k: v[0] for k, v in {**RESULT_KEYS, **NON_RESULT_KEYS}.items()}
-    with ThreadPoolExecutor(2) as pool:
-        return dict(zip(changes, pool.map(run, changes, changes.values()), strict=True))
+        runs.append(["--configfile", "config/config.yaml", str(path)])
+    return dict(zip(changes, summaries(work, *runs), strict=True))
 
 
 def test_every_schema_key_is_classified():

@@ -13,7 +13,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from fxai.data.config import check_numbers
+from fxai.data.config import check_numbers, read_yaml
 from fxai.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,6 +147,22 @@ def test_config_without_report_section_uses_the_defaults(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("path", sorted(
+    str(p.relative_to(ROOT)) for d in ("config", "workflow/schemas", "tests/configs")
+    for p in (ROOT / d).glob("*.yaml")))
+def test_fast_yaml_reads_as_safe_load(path):
+    """fxai.data.config.read_yaml (libyaml's parser) reads every config, registry and schema
+    as yaml.safe_load does; a broken text raises safe_load's own error."""
+    text = (ROOT / path).read_text()
+    assert read_yaml(text) == yaml.safe_load(text)
+    broken = text + "\n  - [: x\n"
+    with pytest.raises(yaml.YAMLError) as slow:
+        yaml.safe_load(broken)
+    with pytest.raises(yaml.YAMLError) as fast:
+        read_yaml(broken)
+    assert str(fast.value) == str(slow.value)
+
+
 def test_makefile_has_the_two_commands():
     r = subprocess.run(["make", "-n", "run", "test"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0 and "snakemake" in r.stdout and "pytest" in r.stdout

@@ -11,6 +11,21 @@ import yaml
 from fxai.errors import DataError
 
 
+#: libyaml's parser when PyYAML was built with it (the registry, configs and schemas are read at
+#: every snakemake start: about 0.6 CPU s with the pure-Python parser)
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)``, parsed by libyaml when it is there; a text it refuses is read
+    again by the pure-Python parser, whose error names the expected token (libyaml's words it
+    differently), so both raise the same ``yaml.YAMLError``."""
+    try:
+        return yaml.load(text, Loader=_FAST_LOADER)
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
+
+
 def yaml_error(e: yaml.YAMLError) -> str:
     """A YAML error on one line: ``YAML syntax error at line L, column C: problem``."""
     mark, start = getattr(e, "problem_mark", None), getattr(e, "context_mark", None)
@@ -26,7 +41,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
     syntax error (snakemake's own message names neither)."""
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = read_yaml(path.read_text())
     except OSError as e:
         raise DataError(f"config file {path} cannot be read ({e.strerror}).") from None
     except yaml.YAMLError as e:
@@ -84,11 +99,11 @@ def check_keys(config: dict[str, Any], schemas: str | Path = SCHEMAS,
     """DataError naming each unknown key of ``config`` (a whole config or an overlay) and
     the nearest valid one, instead of snakemake's dump of the whole schema."""
     schemas = Path(schemas)
-    top = yaml.safe_load((schemas / "config.schema.yaml").read_text())
+    top = read_yaml((schemas / "config.schema.yaml").read_text())
     bad = unknown_keys({k: v for k, v in config.items() if k not in SECTIONS}, top)
     for section in SECTIONS:
         if isinstance(config.get(section), dict):
-            schema = yaml.safe_load((schemas / f"{section}.schema.yaml").read_text())
+            schema = read_yaml((schemas / f"{section}.schema.yaml").read_text())
             bad += unknown_keys(config[section], schema, f"{section}.")
     if bad:
         said = "; ".join(f"{k!r}" + (f" (did you mean {n!r}?)" if n else "") for k, n in bad)

@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from fxai.data.config import yaml_error
+from fxai.data.config import read_yaml, yaml_error
 from fxai.errors import DataError
 
 SCHEMA_RELPATH = Path("workflow/schemas/datasets.schema.yaml")
@@ -87,12 +87,12 @@ def load_registry(path: str | Path = "config/datasets.yaml") -> Registry:
     """Read and validate the registry; DataError naming the file and the problem otherwise."""
     path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = read_yaml(path.read_text())
     except FileNotFoundError as e:
         raise DataError(f"dataset registry {path} does not exist (config data.registry).") from e
     except yaml.YAMLError as e:
         raise DataError(f"dataset registry {path} is not valid YAML: {yaml_error(e)}") from e
-    schema = yaml.safe_load(_schema_path(path).read_text())
+    schema = read_yaml(_schema_path(path).read_text())
     try:
         jsonschema.validate(doc, schema)
     except jsonschema.ValidationError as e:
