@@ -6,6 +6,7 @@ import threading
 import time
 
 import numpy as np
+import psutil
 import pytest
 
 from fxai import explain
@@ -112,6 +113,48 @@ def test_an_error_in_the_instance_process_is_raised_here():
         in_own_process(fails)
     with pytest.raises(RuntimeError, match="without a result"):
         in_own_process(lambda: os.kill(os.getpid(), signal.SIGKILL))
+
+
+def test_the_instance_process_ends_when_its_job_is_killed(tmp_path):
+    """The job killed outright (SIGKILL: no handler runs) while its instance process writes
+    a result larger than a pipe holds: the instance process ends (it held the pipe's read
+    end too, and waited for ever on a reader that was itself)."""
+    pid_file = tmp_path / "instance.pid"
+
+    def big_result():
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(0.5)
+        return {"axps": [[1, 2, 3]] * 100_000}
+
+    job = os.fork()
+    if job == 0:
+        try:
+            in_own_process(big_result)
+        finally:
+            os._exit(0)
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(job, signal.SIGKILL)
+    os.waitpid(job, 0)
+    instance = int(pid_file.read_text())
+    gone = ended(instance, within=30)
+    if not gone:  # left waiting: it holds the suite's output open, end it here
+        os.kill(instance, signal.SIGKILL)
+    assert gone
+
+
+def ended(pid: int, within: float) -> bool:
+    """Whether process ``pid`` is gone (or a zombie) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def test_sigterm_stops_the_instance_and_its_process():

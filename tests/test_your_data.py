@@ -50,8 +50,8 @@ def workdir(tmp: Path) -> Path:
     return tmp
 
 
-def snakemake(wd: Path, *args: str, config: str = "config/your-data.yaml"):
-    return subprocess.run([str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "-d", str(wd),
+def snakemake(wd: Path, *args: str, config: str = "config/your-data.yaml", server=()):
+    return subprocess.run([*server, str(SNAKEMAKE), "-s", str(ROOT / "Snakefile"), "-d", str(wd),
                            "--configfile", config, *args], cwd=wd, env=env(),
                           capture_output=True, text=True, timeout=600)
 
@@ -59,12 +59,13 @@ def snakemake(wd: Path, *args: str, config: str = "config/your-data.yaml"):
 @pytest.mark.slow
 def test_your_data_config_end_to_end(tmp_path):
     """make run's commands: check-config, then snakemake with the profile local (2 cores,
-    the report after the run)."""
+    the report after the run) under the fork server."""
     wd = workdir(tmp_path)
     r = subprocess.run([sys.executable, "-m", "fxai.cli", "check-config", "config/your-data.yaml"],
                        cwd=wd, env=env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    r = snakemake(wd, "--profile", str(ROOT / "profiles" / "local"), "--cores", "2")
+    r = snakemake(wd, "--profile", str(ROOT / "profiles" / "local"), "--cores", "2",
+                  server=(sys.executable, "-m", "fxai.forkserver", "--"))
     assert r.returncode == 0, r.stderr[-3000:]
     docutils = re.findall(r".*\((?:INFO|WARNING|ERROR|SEVERE)/\d\).*", r.stdout + r.stderr)
     assert not docutils, "the report build printed docutils messages:\n" + "\n".join(docutils)

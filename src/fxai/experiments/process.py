@@ -28,6 +28,7 @@ def in_own_process(fn: Callable[[], dict]) -> dict:
     if pid == 0:  # child: never returns into the parent's code
         code = 0
         try:
+            os.close(r)  # with the parent gone, a write fails instead of waiting for ever
             signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's run-file handler
             signal.pthread_sigmask(signal.SIG_UNBLOCK, term)
             try:
