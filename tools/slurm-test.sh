@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of profiles/slurm on a single-node SLURM cluster built here from Debian's
 # packages (tools/slurm-setup.sh), as root. In a scratch copy of this checkout:
-#   1. local run:  snakemake --profile profiles/local --configfile CONFIG  (profile local-test)
+#   1. local run:  snakemake --profile profiles/local --configfile CONFIG  (profile local-test),
+#      under the fork server as make run runs it
 #   2. SLURM run:  snakemake --profile profiles/slurm --configfile CONFIG  (profile slurm-test),
 #      from freshly deleted data/prepared; one running group job is cancelled (scancel), so
 #      this run must fail; then the same command again must finish the workflow;
@@ -61,12 +62,16 @@ git -C "$REPO" ls-files -z -co --exclude-standard \
   | (cd "$REPO" && tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$WORK"
 cd "$WORK"
 export PYTHONPATH=$WORK/src MPLBACKEND=Agg  # jobs inherit the environment (sbatch --export)
+# the copy has no bytecode: the first job compiles each module, the rest read it (as the
+# Makefile does; with PYTHONDONTWRITEBYTECODE set every job compiled every module it imported)
+unset PYTHONDONTWRITEBYTECODE
 SMK=("$PY" -m snakemake --configfile "$CONFIG")
 elapsed() { echo $(( $(date +%s) - $1 )); }
 
 log "local run ($CONFIG)"
 t0=$(date +%s)
-"${SMK[@]}" --profile profiles/local --config profile=local-test > "$STATE/local.log" 2>&1 \
+"$PY" -m fxai.forkserver -- "${SMK[@]}" --profile profiles/local --config profile=local-test \
+  > "$STATE/local.log" 2>&1 \
   || fail "local run: $STATE/local.log"
 t_local=$(elapsed "$t0")
 rm -rf data/prepared  # the SLURM run prepares the data again
