@@ -53,12 +53,12 @@ def check_exact(seed, ties):
 
 
 @pytest.mark.heavy
-@pytest.mark.heavy
 @pytest.mark.parametrize("seed", range(10))
 def test_box_search_is_exact_on_fixed_models(seed):
     check_exact(seed, "change")
 
 
+@pytest.mark.heavy
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), ties=st.sampled_from(["change", "keep"]))
 def test_box_search_is_exact(seed, ties):

@@ -34,6 +34,7 @@ def brute(model, x, domains):
     return BruteForceOracle(predict, domains, x)
 
 
+@pytest.mark.heavy
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6), mode=st.sampled_from(["milp", "sampled", "enumerated"]))
 def test_checker_agrees_with_brute_force(seed, mode):
