@@ -76,3 +76,24 @@ def test_a_signal_to_the_job_reaches_its_command():
 def test_a_killed_job_takes_its_command_with_it():
     code, gone = started(signal.SIGKILL)
     assert code == 128 + signal.SIGKILL and gone
+
+
+def test_a_child_of_the_warmed_server_runs_openmp_code():
+    """What the server does before forking (imports, compiled code loaded) leaves no OpenMP
+    thread pool behind: one would not survive the fork, and a job that then ran XGBoost or
+    LightGBM on several threads waited for ever (the tie band measured from XGBoost did)."""
+    code = ("import os, signal\nfrom fxai import forkserver\n"
+            "forkserver.preload()\nforkserver.warm_up()\n"
+            "pid = os.fork()\n"
+            "if pid == 0:\n"
+            "    signal.alarm(60)\n"
+            "    import numpy as np, xgboost, lightgbm\n"
+            "    X = np.random.default_rng(0).random((2000, 8))\n"
+            "    y = X[:, 0] > 0.5\n"
+            "    xgboost.XGBClassifier(n_estimators=5, n_jobs=2).fit(X, y).predict(X)\n"
+            "    lightgbm.LGBMClassifier(n_estimators=5, n_jobs=2, verbose=-1).fit(X, y)\n"
+            "    os._exit(0)\n"
+            "os._exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))\n")
+    r = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, f"the child ended with {r.returncode}\n{r.stderr}"

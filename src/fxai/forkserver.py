@@ -2,15 +2,15 @@
 
     python -m fxai.forkserver -- snakemake --cores 2 ...      (what `make run` does)
 
-Most jobs of the default profile do less work than starting Python and importing numpy,
-pandas, scipy and scikit-learn (about 1.2 s of CPU a job, docs/benchmarks.md). This module
-imports them once, listens on a Unix socket, and runs COMMAND with ``FXAI_FORKSERVER`` set
-to that socket; every ``fxai`` command of COMMAND's jobs then hands its arguments, working
-directory, environment and standard streams to the server (:mod:`fxai.forkclient`), which
-forks a child that runs the command as a fresh process would: its own CPU time, usage line,
-signals (the job's SIGTERM or SIGINT is passed on; a job killed outright closes its
-connection and the child is killed) and exit status, which the job exits with. The server
-stops when COMMAND ends and exits with COMMAND's status.
+Most jobs of the default profile do less work than starting Python and importing numpy, pandas,
+scipy and scikit-learn (about 1.2 s of CPU a job, docs/benchmarks.md). This module imports them
+once, loads fxai's compiled code once (:func:`warm_up`), listens on a Unix socket, and runs
+COMMAND with ``FXAI_FORKSERVER`` set to that socket; every ``fxai`` command of COMMAND's jobs
+then hands its arguments, working directory, environment and standard streams to the server
+(:mod:`fxai.forkclient`), which forks a child that runs the command as a fresh process would:
+its own CPU time, usage line, signals (the job's SIGTERM or SIGINT is passed on; a job killed
+outright closes its connection and the child is killed) and exit status, which the job exits
+with. The server stops when COMMAND ends and exits with COMMAND's status.
 
 Without ``FXAI_FORKSERVER`` (a cluster's compute nodes, the tests), or when the server does not
 answer, each command runs in its own process as before. Linux only (``os.pidfd_open``).
@@ -29,6 +29,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 
@@ -176,6 +177,23 @@ def preload() -> None:
             pass
 
 
+def warm_up() -> None:
+    """Load fxai's compiled code (numba) once, for every job: the oracles', the naive Bayes
+    enumeration's and the checkers' (each job loaded it from the on-disk cache, 0.3-0.6 s a
+    part; the first jobs after installation compiled it, ~35 s in all, twice when two ran
+    side by side)."""
+    from fxai import oracles
+    from fxai.explain import linear
+    from fxai.verify import warmup
+
+    t0 = time.process_time()
+    for part in (oracles.warm_up, linear.warm_up, warmup.warm_up):
+        part()
+    if (spent := time.process_time() - t0) > 5:  # compiled: the first run after installation
+        print(f"fxai: compiled code (numba) built in {spent:.0f} s of CPU, once after "
+              "installation", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m fxai.forkserver", description=__doc__.split(
         "\n\n")[0])
@@ -190,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         path = str(Path(tmp) / "socket")
         server = Server(path)
         preload()
+        warm_up()
         proc = subprocess.Popen(command, env={**os.environ, forkclient.ENV: path})
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches COMMAND, which stops
         code = server.serve_while(proc)

@@ -88,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
                        list(rows.values()), label=f"ffa {base['dataset']} {args.method}",
                        log=LOG)
     with writer:
+        if writer.todo:  # compiled code loaded once, for every instance's process
+            oracles.warm_up()
         for row in writer.todo:
             k, x = by_row[row], data.X[row]
             try:

@@ -43,7 +43,8 @@ def tie_band() -> tuple[float, float]:
     XGBoost's own float32 sigmoid gives probability 0.5; ``XGBClassifier.predict`` says
     class 1 iff margin > hi. Measured once per process from the installed XGBoost (a
     booster without trees scoring chosen base margins), by bisection on float32 bit
-    patterns (the sigmoid is monotone).
+    patterns (the sigmoid is monotone), on one thread: an OpenMP thread pool left in the
+    process would not survive a fork (a forked child that then ran XGBoost waited for ever).
 
     Examples
     --------
@@ -53,7 +54,7 @@ def tie_band() -> tuple[float, float]:
     """
     import xgboost as xgb
 
-    d = xgb.DMatrix(np.zeros((2, 1), np.float32), label=[0.0, 1.0])
+    d = xgb.DMatrix(np.zeros((2, 1), np.float32), label=[0.0, 1.0], nthread=1)
     b = xgb.train({"objective": "binary:logistic", "nthread": 1}, d, num_boost_round=0)
 
     def last_true(sign: float, test) -> float:
@@ -62,7 +63,8 @@ def tie_band() -> tuple[float, float]:
         while hi - lo > 1:
             ks = np.unique(np.linspace(lo, hi, 1025).astype(np.int64))
             m = sign * ks.astype(np.int32).view(np.float32)
-            ok = test(b.predict(xgb.DMatrix(np.zeros((len(m), 1), np.float32), base_margin=m)))
+            ok = test(b.predict(xgb.DMatrix(np.zeros((len(m), 1), np.float32), base_margin=m,
+                                            nthread=1)))
             if not ok[0] or ok[-1] or np.any(np.diff(ok.astype(int)) > 0):
                 raise RuntimeError("XGBoost's sigmoid is not monotone around 0")
             last = int(ks[ok].max())
