@@ -50,13 +50,13 @@ report: $(STAMP)
 
 # the tests across the machine's cores (pytest-xdist; a file's tests stay on one worker)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile
 
 # the quick loop while changing a module: unit and property tests and doctests, without the
 # workflow runs (slow), the commands and snakemake plans (cli) and the tests of several
 # seconds (heavy); make test runs them all
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile --no-loadscope-reorder -m "not slow and not cli and not heavy"
+	$(BIN)/python -m pytest -q -n $(CORES) --dist loadfile -m "not slow and not cli and not heavy"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -30,15 +30,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in CLI_FILES:
             item.add_marker(pytest.mark.cli)
-    # the files with the longest tests first (workflow runs, then heavy and cli tests), so that
-    # `make test`'s workers (xdist, a file at a time, in this order: --no-loadscope-reorder)
-    # end together on short files instead of one waiting for the other's last long file
-    rank: dict[Path, int] = {}
-    for item in items:
-        marks = {m.name for m in item.iter_markers()}
-        r = 0 if "slow" in marks else 1 if "heavy" in marks else 2 if "cli" in marks else 3
-        rank[item.path] = min(rank.get(item.path, 3), r)
-    items.sort(key=lambda item: rank[item.path])
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -68,8 +68,8 @@ UNRUNNABLE = {
 #: make target -> a regular expression its recipe (make -n -B) must match
 MAKE_RECIPES = {
     # the whole suite across the cores: no paths, no -k
-    "test": r"(?m)/python -m pytest -q -n \d+ --dist loadfile --no-loadscope-reorder$",
-    "test-fast": r'(?m)/python -m pytest -q -n \d+ --dist loadfile --no-loadscope-reorder '
+    "test": r"(?m)/python -m pytest -q -n \d+ --dist loadfile$",
+    "test-fast": r'(?m)/python -m pytest -q -n \d+ --dist loadfile '
                  r'-m "not slow and not cli and not heavy"$',
     "report": r"snakemake --cores 1 --configfile \S+ --report results/\w+/report\.html",
     "venv": r"pip install --no-compile --progress-bar on -e \"\.\[{EXTRAS}\]\"",
