@@ -179,9 +179,9 @@ def preload() -> None:
 
 def warm_up() -> None:
     """Load fxai's compiled code (numba) once, for every job: the oracles', the naive Bayes
-    enumeration's and the checkers' (each job loaded it from the on-disk cache, 0.3-0.6 s a
-    part; the first jobs after installation compiled it, ~35 s in all, twice when two ran
-    side by side)."""
+    enumeration's and the score checker's (each job loaded it from the on-disk cache, 0.3-0.6
+    s a part; the first jobs after installation compiled it, 23 s here on a fresh clone,
+    twice when two ran side by side)."""
     from fxai import oracles
     from fxai.explain import linear
     from fxai.verify import warmup
