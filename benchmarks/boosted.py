@@ -63,10 +63,10 @@ class Recorder(BoostedOracle):
         super().__init__(*a, **kw)
         self.log: list[list[int]] = []
 
-    def counterexample(self, fixed):
+    def counterexample(self, fixed, time_limit=None):
         fixed = sorted(fixed)
         self.log.append(fixed)
-        return super().counterexample(fixed)
+        return super().counterexample(fixed, time_limit)
 
 
 def replay(model, ens, x, queries, n_milp: int) -> list[dict]:

@@ -75,7 +75,10 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     false: a ValueError if it is not). Features are tried for removal in ``order``
     (default ascending index); a feature stays only if freeing it breaks entailment. When
     a proof of entailment uses only part of the fixed features (the oracle's
-    ``sufficient_part``, e.g. a SAT solver's core), the others are dropped at once.
+    ``sufficient_part``, e.g. a SAT solver's core), the others are dropped without a
+    question when their turn comes: every answer is the exact one, so the AXp depends on
+    the model, the instance, ``seed`` and ``order`` only, never on which proof a solver
+    found (its learnt clauses, the rows explained before).
     ``time_limit``: CPU seconds for the whole extraction; when they run out it raises
     :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
     reached (a superset of an AXp). Progress goes to ``logging`` (INFO, every 5 s).
@@ -126,17 +129,16 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
             if seed is not None and check_seed and not o.entails(fixed):
                 raise ValueError(f"seed {sorted(fixed)} is not a weak AXp: fixing it does "
                                  "not entail the prediction")
+            proof = None  # a part of ``fixed`` known to entail the prediction
             for i in todo:
                 o.check_time()
-                if i not in fixed:  # dropped with a part of the proof not using it
-                    progress.step()
-                    continue
                 fixed.discard(i)
-                part = o.sufficient_part(fixed)
-                if part is None:
-                    fixed.add(i)
-                else:
-                    fixed = part
+                if proof is None or i in proof:  # else fixed still holds the proof
+                    part = o.sufficient_part(fixed)
+                    if part is None:
+                        fixed.add(i)
+                    else:
+                        proof = part
                 weak = set(fixed)
                 progress.step()
     except TimeLimitExceeded as e:
@@ -151,8 +153,11 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     ``seed`` must be a weak CXp: freeing it (fixing the rest) changes the prediction.
     Returns None when no CXp exists (the prediction is constant) and no seed was given.
     Features are tried in ``order``; each is re-fixed when a counterexample remains.
-    When the oracle returns counterexample points, freed features on which the point
-    agrees with the instance are re-fixed at once (as the reference code does).
+    When the oracle returns counterexample points, a freed feature on which the last
+    point agrees with the instance is re-fixed without a question when its turn comes
+    (the reference code re-fixes them all at once, so its CXp depends on which point the
+    solver found): the CXp depends on the model, the instance, ``seed`` and ``order``
+    only.
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1): freeing x0 and x1 can change
     the prediction, and neither alone can.
@@ -198,23 +203,24 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                     return None
                 raise ValueError("seed is not a weak CXp: fixing its complement entails the "
                                  "prediction")
-            free = weak = _shrink_by_point(o, free, cex)
-            for i in [j for j in order if j in free]:
-                if i in free:
-                    o.check_time()
-                    cex = o.counterexample((set(feats) - free) | {i})
-                    if cex is not None:
-                        free.discard(i)
-                        free = weak = _shrink_by_point(o, free, cex)
+            weak = set(free)
+            for i in order:
+                o.check_time()
+                if not _agrees(o, cex, i):  # else the point stays a witness with i fixed
+                    found = o.counterexample((set(feats) - free) | {i})
+                    if found is None:
+                        progress.step()
+                        continue
+                    cex = found
+                free.discard(i)
+                weak = set(free)
                 progress.step()
     except TimeLimitExceeded as e:
         raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(free)
 
 
-def _shrink_by_point(o: Oracle, free: set[int], point) -> set[int]:
-    """Freed features whose counterexample value equals the instance's need not be free."""
-    if not point:
-        return free
-    v = o.instance
-    return {i for i in free if point[i] != v[i]}
+def _agrees(o: Oracle, point, i: int) -> bool:
+    """Whether the counterexample ``point`` has the instance's value at feature ``i`` (then
+    it is a counterexample with ``i`` fixed too); False for an answer without a point."""
+    return bool(point) and point[i] == o.instance[i]

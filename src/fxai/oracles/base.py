@@ -141,7 +141,7 @@ class Oracle(ABC):
     def sufficient_part(self, fixed: Iterable[int]) -> set[int] | None:
         """None if ``fixed`` does not entail the prediction, else a part of it that does
         (an oracle whose proof names the fixed features it used returns those; by default
-        ``fixed`` itself). Deletion drops the rest at once.
+        ``fixed`` itself). Deletion frees the rest without asking.
 
         Examples
         --------

@@ -22,7 +22,7 @@ selector, built on first use and kept. ``entails(S)`` assumes the instance's int
 the features in S and the selector of "some rival beats c" (a clause over the pairs'
 selectors): one solve per query; a model is a counterexample point. When no rival can
 win, the solver's core names the fixed features its proof used
-(:meth:`VoteOracle.sufficient_part`), and deletion drops the others at once.
+(:meth:`VoteOracle.sufficient_part`), and deletion asks nothing of the others.
 
 Choice by measurement (one-off, process CPU s; ``python -m benchmarks.forests`` measures the
 chosen one against PyXAI): the previous encoding (a variable per leaf, per-instance pair
