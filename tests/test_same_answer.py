@@ -4,6 +4,7 @@ counterexample points) depend on the questions asked before. ``find_axp`` and ``
 must give what plain deletion gives, asking the oracle one exact question per feature, on
 rows explained in any order in one process."""
 
+import numpy as np
 import pytest
 import xgboost as xgb
 from sklearn.datasets import load_breast_cancer, load_iris
@@ -61,3 +62,25 @@ def test_the_answer_does_not_depend_on_the_rows_explained_before(kind):
         assert axp == plain_axp(o, ascending) and axp_rev == plain_axp(o, order), r
         assert cxp == plain_cxp(o, ascending) and cxp_rev == plain_cxp(o, order), r
 
+
+
+@pytest.mark.parametrize("kind", ["hard vote", "soft vote 3 classes", "xgboost",
+                                  "xgboost 3 classes"])
+def test_what_a_counterexample_proves_necessary_is(kind):
+    """``also_necessary`` (model rotation): after freeing i from a set F breaks entailment,
+    every feature j it names must break it too when freed from F."""
+    model, rows, kw = case(kind)
+    rng = np.random.default_rng(0)
+    named = 0
+    for x in rows:
+        o = oracles.for_model(model, x, **kw)
+        feats = list(o.features)
+        for _ in range(4):
+            F = set(explain.find_axp(o, order=rng.permutation(feats).tolist()))
+            F |= set(rng.choice(feats, size=len(feats) // 3, replace=False).tolist())
+            for i in sorted(F):
+                if o.sufficient_part(F - {i}) is None:
+                    got = o.also_necessary(i, sorted(F - {i}))
+                    named += len(got)
+                    assert all(not o.entails(F - {j}) for j in got), (i, got)
+    assert named > 0

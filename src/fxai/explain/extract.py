@@ -76,9 +76,11 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     (default ascending index); a feature stays only if freeing it breaks entailment. When
     a proof of entailment uses only part of the fixed features (the oracle's
     ``sufficient_part``, e.g. a SAT solver's core), the others are dropped without a
-    question when their turn comes: every answer is the exact one, so the AXp depends on
-    the model, the instance, ``seed`` and ``order`` only, never on which proof a solver
-    found (its learnt clauses, the rows explained before).
+    question when their turn comes; when a counterexample proves later features necessary
+    too (the oracle's ``also_necessary``), they stay without one. Every answer is the
+    exact one, so the AXp depends on the model, the instance, ``seed`` and ``order`` only,
+    never on which proof or point a solver found (its learnt clauses, the rows explained
+    before).
     ``time_limit``: CPU seconds for the whole extraction; when they run out it raises
     :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
     reached (a superset of an AXp). Progress goes to ``logging`` (INFO, every 5 s).
@@ -130,13 +132,18 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                 raise ValueError(f"seed {sorted(fixed)} is not a weak AXp: fixing it does "
                                  "not entail the prediction")
             proof = None  # a part of ``fixed`` known to entail the prediction
-            for i in todo:
+            necessary: set[int] = set()  # features a counterexample proved necessary
+            for n, i in enumerate(todo):
                 o.check_time()
-                fixed.discard(i)
-                if proof is None or i in proof:  # else fixed still holds the proof
-                    part = o.sufficient_part(fixed)
+                if i not in necessary:
+                    fixed.discard(i)
+                if i not in necessary and (proof is None or i in proof):
+                    part = o.sufficient_part(fixed)  # (else fixed still holds the proof)
                     if part is None:
                         fixed.add(i)
+                        necessary |= o.also_necessary(i, [
+                            j for j in todo[n + 1:]
+                            if j not in necessary and (proof is None or j in proof)])
                     else:
                         proof = part
                 weak = set(fixed)

@@ -155,6 +155,15 @@ class Oracle(ABC):
         fixed = set(fixed)
         return fixed if self.entails(fixed) else None
 
+    def also_necessary(self, freed: int, candidates: Iterable[int]) -> set[int]:
+        """After :meth:`sufficient_part` answered None for a set ``fixed`` without
+        ``freed`` (freeing it breaks entailment), the ``candidates`` (features of ``fixed``)
+        that the same counterexample, with ``freed`` put back to the instance's value and
+        the candidate moved, proves necessary: each stays in every subset of ``fixed``
+        ∪ {``freed``} that entails. Oracles that keep their counterexample points test them
+        on the model ("model rotation"); by default none."""
+        return set()
+
     @contextlib.contextmanager
     def time_limit(self, seconds: float | None) -> Iterator[None]:
         """Within the block, questions stop with :class:`TimeLimitExceeded` once ``seconds``

@@ -124,6 +124,7 @@ class BoostedOracle(Oracle):
         self._sign = 1.0 if self.prediction == 1 else -1.0
         self._cut, self._inclusive = change_rule(self.prediction, ties)
         self._used = ens.used_features
+        self._cex: np.ndarray | None = None  # the last counterexample's intervals
         self._compile(domains)
 
     @property
@@ -206,7 +207,39 @@ class BoostedOracle(Oracle):
         self.calls += 1
         with self.time_limit(time_limit):
             point = self._search(self._fixed_mask(fixed))
+        self._cex = point
         return None if point is None else self._point(point)
+
+    def also_necessary(self, freed: int, candidates) -> set[int]:
+        """See :meth:`Oracle.also_necessary`: the last counterexample's intervals with
+        ``freed`` put back, each candidate moved to each of its other intervals (at most
+        ``ROTATIONS`` points in all, spread over the candidates), predicted by the model's
+        own arithmetic and tie rule (``_changes``)."""
+        cols = [(j, int(self._col[j])) for j in candidates if self._col[j] >= 0]
+        if self._cex is None or not cols:
+            return set()
+        base = self._cex.copy()
+        if self._col[freed] >= 0:
+            base[self._col[freed]] = self._v[self._col[freed]]
+        per = max(1, ROTATIONS // len(cols))
+        points, owners = [], []
+        for j, c in cols:
+            others = [k for k in range(int(self._size[c])) if k != self._v[c]]
+            for k in others[::max(1, -(-len(others) // per))]:
+                p = base.copy()
+                p[c] = k
+                points.append(self._point(p))
+                owners.append(j)
+        if not points:
+            return set()
+        changes = self._changes(np.asarray(points, dtype=np.float64))
+        return {j for j, yes in zip(owners, changes, strict=True) if yes}
+
+    def _changes(self, points: np.ndarray) -> np.ndarray:
+        """Whether each point is of another class than the prediction: its float32 margin
+        beyond the cut of the tie rule (:func:`~fxai.models.boosted.change_rule`)."""
+        m = self._sign * self.ensemble.margin(points)
+        return (m < self._cut) | (self._inclusive & (m == self._cut))
 
     def _limits(self):
         """Box limits of the branch and bound's passes to the end: none without a deadline,
@@ -269,6 +302,7 @@ def _undecided(point: np.ndarray) -> bool:
 
 
 _MODELS: dict[int, dict] = {}
+ROTATIONS = 4096  # points an also_necessary tests at most
 _CHUNK = 1 << 24  # leaves tested in the first pass under a deadline (then doubled per pass)
 
 

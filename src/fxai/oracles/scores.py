@@ -68,6 +68,7 @@ class ScoreOracle(BoostedOracle):
         self.index = int(np.argmax(self.scores))
         self.prediction = model.classes[self.index]
         self._used = model.used_features
+        self._cex: np.ndarray | None = None  # the last counterexample's intervals
         self._domains = domains
         self._model = _model_tables(model)
         self._intervals(self._model, domains)
@@ -75,6 +76,10 @@ class ScoreOracle(BoostedOracle):
         self._rivals = sorted((j for j in range(model.n_classes) if j != c),
                               key=lambda j: (self.scores[c] - self.scores[j], j))
         self._pairs: dict[int, tuple] = {}
+
+    def _changes(self, points: np.ndarray) -> np.ndarray:
+        """Whether each point is of another class than the prediction (``predict_index``)."""
+        return self.ensemble.predict_index(points) != self.index
 
     def _pair(self, j: int) -> tuple:
         """The leaf tables of ``score_c - score_j`` (kept per model without domains)."""

@@ -220,6 +220,7 @@ class VoteOracle(ScoreOracle):
             return set()
         owner = enc.assumptions(self._fixed_mask(fixed), self._v)
         if solve(enc.solver, [*owner, sel], self):
+            self._cex = self._model_point()
             return None
         return {self._used[owner[lit]] for lit in enc.solver.get_core() or () if lit in owner}
 
@@ -230,8 +231,12 @@ class VoteOracle(ScoreOracle):
             return None
         if not solve(enc.solver, [*enc.assumptions(mask, self._v), sel], self):
             return None
-        model = {v for v in enc.solver.get_model() if v > 0}
-        return np.array([enc.interval(model, f) for f in range(len(self._used))],
+        return self._model_point()
+
+    def _model_point(self) -> np.ndarray:
+        """The intervals of the solver's last model."""
+        model = {v for v in self._enc.solver.get_model() if v > 0}
+        return np.array([self._enc.interval(model, f) for f in range(len(self._used))],
                         dtype=np.int64)
 
 
