@@ -45,7 +45,7 @@ def test_readme_library_example_runs(capsys):
     namespace: dict = {}
     exec(compile(blocks[0], "README.md", "exec"), namespace)
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("IF x7 = 0.1471 AND ") and out[0].endswith("THEN class 0 [26, 27]")
+    assert out[0].startswith("IF x7 = 0.1471 AND ") and out[0].endswith("THEN class 0 [23, 27]")
     assert out[1] == "([True], [])"
     assert {line.split()[1] for line in out[2:-1]} == {"axp", "cxp"}, out  # the comment's kinds
     assert out[-1] == str(namespace["m"].switched_at)

@@ -10,7 +10,6 @@ import yaml
 
 from fxai.errors import DataError
 
-
 #: libyaml's parser when PyYAML was built with it (the registry, configs and schemas are read at
 #: every snakemake start: about 0.6 CPU s with the pure-Python parser)
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -160,11 +160,11 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     ``seed`` must be a weak CXp: freeing it (fixing the rest) changes the prediction.
     Returns None when no CXp exists (the prediction is constant) and no seed was given.
     Features are tried in ``order``; each is re-fixed when a counterexample remains.
-    When the oracle returns counterexample points, a freed feature on which the last
-    point agrees with the instance is re-fixed without a question when its turn comes
-    (the reference code re-fixes them all at once, so its CXp depends on which point the
-    solver found): the CXp depends on the model, the instance, ``seed`` and ``order``
-    only.
+    When the oracle returns counterexample points, the freed features on which a point
+    agrees with the instance are re-fixed at once (as the reference code does), or, for an
+    oracle whose points depend on more than the question (``remembers``: a SAT solver's
+    learnt clauses), each without a question when its turn comes. Either way the CXp
+    depends on the model, the instance, ``seed`` and ``order`` only.
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1): freeing x0 and x1 can change
     the prediction, and neither alone can.
@@ -210,15 +210,22 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                     return None
                 raise ValueError("seed is not a weak CXp: fixing its complement entails the "
                                  "prediction")
+            if not o.remembers:  # its points depend on the question alone
+                free = {i for i in free if not _agrees(o, cex, i)}
             weak = set(free)
             for i in order:
                 o.check_time()
+                if i not in free:
+                    progress.step()
+                    continue
                 if not _agrees(o, cex, i):  # else the point stays a witness with i fixed
                     found = o.counterexample((set(feats) - free) | {i})
                     if found is None:
                         progress.step()
                         continue
                     cex = found
+                    if not o.remembers:
+                        free = {j for j in free if not _agrees(o, cex, j)}
                 free.discard(i)
                 weak = set(free)
                 progress.step()

@@ -77,6 +77,11 @@ class Oracle(ABC):
         The entailment questions answered so far.
     deadline : float or None
         Process CPU time by which a question stops (set by the algorithms' time limits).
+    remembers : bool
+        Whether the cores and counterexample points it returns may depend on the questions
+        asked before or on the clock (a SAT solver's learnt clauses, engines that share
+        the time), not on the question alone. ``find_cxp`` then re-fixes the features a
+        point agrees on one at a time, in order, so that its CXp is plain deletion's.
 
     Examples
     --------
@@ -103,6 +108,7 @@ class Oracle(ABC):
     instance: Sequence
     prediction: object
     calls: int = 0
+    remembers: bool = False
     deadline: float | None = None  # process CPU time (time.process_time) to stop a question by
     _started: float = 0.0  # when the deadline's limit was set
     feature_names: Sequence[str] | None = None  # set by ``for_model``; see ``explain.names``

@@ -125,6 +125,7 @@ class BoostedOracle(Oracle):
         self._cut, self._inclusive = change_rule(self.prediction, ties)
         self._used = ens.used_features
         self._cex: np.ndarray | None = None  # the last counterexample's intervals
+        self._asked_s, self._point_s = 0.0, POINT_S  # its question's CPU s; per rotated point
         self._compile(domains)
 
     @property
@@ -205,23 +206,29 @@ class BoostedOracle(Oracle):
     def counterexample(self, fixed: Iterable[int], time_limit: float | None = None) -> list | None:
         """See :meth:`Oracle.counterexample`; ``time_limit`` as for :meth:`entails`."""
         self.calls += 1
+        t0 = time.process_time()
         with self.time_limit(time_limit):
             point = self._search(self._fixed_mask(fixed))
-        self._cex = point
+        self._cex, self._asked_s = point, time.process_time() - t0
         return None if point is None else self._point(point)
 
     def also_necessary(self, freed: int, candidates) -> set[int]:
         """See :meth:`Oracle.also_necessary`: the last counterexample's intervals with
-        ``freed`` put back, each candidate moved to each of its other intervals (at most
-        ``ROTATIONS`` points in all, spread over the candidates), predicted by the model's
-        own arithmetic and tie rule (``_changes``)."""
+        ``freed`` put back, each candidate moved to each of its other intervals, predicted
+        by the model's own arithmetic and tie rule (``_changes``). The points tested cost
+        at most what the question did (at the measured cost per point; at most
+        ``ROTATIONS``), spread over the candidates in order: a branch and bound that
+        answered in microseconds tests none."""
         cols = [(j, int(self._col[j])) for j in candidates if self._col[j] >= 0]
-        if self._cex is None or not cols:
+        budget = self._rotation_budget()
+        if self._cex is None or not cols or budget < 1:
             return set()
+        t0 = time.process_time()
+        cols = cols[:budget]
         base = self._cex.copy()
         if self._col[freed] >= 0:
             base[self._col[freed]] = self._v[self._col[freed]]
-        per = max(1, ROTATIONS // len(cols))
+        per = max(1, budget // len(cols))
         points, owners = [], []
         for j, c in cols:
             others = [k for k in range(int(self._size[c])) if k != self._v[c]]
@@ -233,7 +240,12 @@ class BoostedOracle(Oracle):
         if not points:
             return set()
         changes = self._changes(np.asarray(points, dtype=np.float64))
+        self._point_s = (self._point_s + (time.process_time() - t0) / len(points)) / 2
         return {j for j, yes in zip(owners, changes, strict=True) if yes}
+
+    def _rotation_budget(self) -> int:
+        """Points also_necessary may test: as many as the last question's CPU time pays."""
+        return min(ROTATIONS, int(self._asked_s / self._point_s))
 
     def _changes(self, points: np.ndarray) -> np.ndarray:
         """Whether each point is of another class than the prediction: its float32 margin
@@ -303,6 +315,7 @@ def _undecided(point: np.ndarray) -> bool:
 
 _MODELS: dict[int, dict] = {}
 ROTATIONS = 4096  # points an also_necessary tests at most
+POINT_S = 2e-5  # CPU s per point tested, before a first measure
 _CHUNK = 1 << 24  # leaves tested in the first pass under a deadline (then doubled per pass)
 
 

@@ -27,7 +27,14 @@ import numpy as np
 
 from fxai.models.boosted import reject_missing
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search, _undecided
+from fxai.oracles.boosted import (
+    POINT_S,
+    BoostedOracle,
+    _leaf_tables,
+    _model_tables,
+    _search,
+    _undecided,
+)
 from fxai.oracles.registry import register
 
 _FIRST_PASS = 1 << 20  # leaves tested per rival in the quick first pass
@@ -50,6 +57,8 @@ class ScoreOracle(BoostedOracle):
     (0, True, [0.5])
     """
 
+    remembers = True  # its rivals' passes are sized by the time left
+
     def __init__(self, model: ScoreEnsemble, x, domains: Sequence | None = None):
         x = list(x)
         if len(x) != model.n_features:
@@ -69,6 +78,7 @@ class ScoreOracle(BoostedOracle):
         self.prediction = model.classes[self.index]
         self._used = model.used_features
         self._cex: np.ndarray | None = None  # the last counterexample's intervals
+        self._asked_s, self._point_s = 0.0, POINT_S  # its question's CPU s; per rotated point
         self._domains = domains
         self._model = _model_tables(model)
         self._intervals(self._model, domains)

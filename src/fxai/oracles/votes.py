@@ -219,8 +219,9 @@ class VoteOracle(ScoreOracle):
         if sel is None:
             return set()
         owner = enc.assumptions(self._fixed_mask(fixed), self._v)
+        t0 = time.process_time()
         if solve(enc.solver, [*owner, sel], self):
-            self._cex = self._model_point()
+            self._cex, self._asked_s = self._model_point(), time.process_time() - t0
             return None
         return {self._used[owner[lit]] for lit in enc.solver.get_core() or () if lit in owner}
 

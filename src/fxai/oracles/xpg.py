@@ -200,8 +200,8 @@ class XpGOracle(Oracle):
     >>> o.prediction, o.entails([0, 3]), o.entails([3])
     ('T', True, False)
     >>> from fxai import explain
-    >>> explain.find_axp(o), explain.find_cxp(o)  # CXp: Algorithm 3's deletion, ascending
-    ([0, 3], [3])
+    >>> explain.find_axp(o), explain.find_cxp(o)
+    ([0, 3], [0])
     """
 
     def __init__(self, graph: DecisionGraph, x: Sequence):
