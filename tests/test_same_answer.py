@@ -88,3 +88,27 @@ def test_what_a_counterexample_proves_necessary_is(kind, monkeypatch):
                     named += len(got)
                     assert all(not o.entails(F - {j}) for j in got), (i, got)
     assert named > 0
+
+
+@pytest.mark.parametrize("ties", ["change", "keep"])
+def test_a_rotated_point_on_the_tie_follows_the_tie_rule(ties, monkeypatch):
+    """Binary XGBoost, margin = a(x0) + b(x1) + d(x2) in float32 with base 0, at (0, 0, 0):
+    -3. Freeing x2 gives (0, 0, 1), margin 1 (class 1); the rotation that puts x2 back and
+    moves x0 gives (1, 0, 0), margin exactly 0 (probability 0.5): another class under
+    ``ties="change"``, class 0 under ``"keep"``. x1 moved gives -1: never."""
+    from fxai.models.boosted import Ensemble, Tree
+
+    monkeypatch.setattr(BoostedOracle, "_rotation_budget", lambda self: ROTATIONS)
+
+    def stump(f, lo, hi):
+        return Tree(feature=np.array([f, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+                    left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+                    value=np.float32([0, lo, hi]))
+
+    ens = Ensemble(trees=(stump(0, -1, 2), stump(1, -1, 1), stump(2, -1, 3)), base_margin=0.0,
+                   n_features=3)
+    o = BoostedOracle(ens, [0.0, 0.0, 0.0], ties=ties)
+    assert o.prediction == 0 and o.sufficient_part([0, 1]) is None
+    named = o.also_necessary(2, [0, 1])
+    assert named == ({0} if ties == "change" else set())
+    assert o.entails([1, 2]) == (ties == "keep") and o.entails([0, 2])
