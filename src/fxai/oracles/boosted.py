@@ -125,7 +125,8 @@ class BoostedOracle(Oracle):
         self._cut, self._inclusive = change_rule(self.prediction, ties)
         self._used = ens.used_features
         self._cex: np.ndarray | None = None  # the last counterexample's intervals
-        self._asked_s, self._point_s = 0.0, POINT_S  # its question's CPU s; per rotated point
+        # CPU s: its question, the last rotation, one rotated point
+        self._asked_s, self._rotation_s, self._point_s = 0.0, 0.0, POINT_S
         self._compile(domains)
 
     @property
@@ -217,8 +218,9 @@ class BoostedOracle(Oracle):
         ``freed`` put back, each candidate moved to each of its other intervals, predicted
         by the model's own arithmetic and tie rule (``_changes``). The points tested cost
         at most what the question did (at the measured cost per point; at most
-        ``ROTATIONS``), spread over the candidates in order: a branch and bound that
-        answered in microseconds tests none."""
+        ``ROTATIONS``), spread over the candidates in order, and none when the last
+        rotation cost more than the question: a branch and bound that answered in
+        microseconds tests none."""
         cols = [(j, int(self._col[j])) for j in candidates if self._col[j] >= 0]
         budget = self._rotation_budget()
         if self._cex is None or not cols or budget < 1:
@@ -240,11 +242,15 @@ class BoostedOracle(Oracle):
         if not points:
             return set()
         changes = self._changes(np.asarray(points, dtype=np.float64))
-        self._point_s = (self._point_s + (time.process_time() - t0) / len(points)) / 2
+        self._rotation_s = time.process_time() - t0
+        self._point_s = (self._point_s + self._rotation_s / len(points)) / 2
         return {j for j, yes in zip(owners, changes, strict=True) if yes}
 
     def _rotation_budget(self) -> int:
-        """Points also_necessary may test: as many as the last question's CPU time pays."""
+        """Points also_necessary may test: as many as the last question's CPU time pays
+        (none if the last rotation cost more than the question)."""
+        if self._asked_s < self._rotation_s:
+            return 0
         return min(ROTATIONS, int(self._asked_s / self._point_s))
 
     def _changes(self, points: np.ndarray) -> np.ndarray:

@@ -78,7 +78,8 @@ class ScoreOracle(BoostedOracle):
         self.prediction = model.classes[self.index]
         self._used = model.used_features
         self._cex: np.ndarray | None = None  # the last counterexample's intervals
-        self._asked_s, self._point_s = 0.0, POINT_S  # its question's CPU s; per rotated point
+        # CPU s: its question, the last rotation, one rotated point
+        self._asked_s, self._rotation_s, self._point_s = 0.0, 0.0, POINT_S
         self._domains = domains
         self._model = _model_tables(model)
         self._intervals(self._model, domains)
