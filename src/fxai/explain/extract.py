@@ -137,15 +137,15 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                 o.check_time()
                 if i not in necessary:
                     fixed.discard(i)
-                if i not in necessary and (proof is None or i in proof):
-                    part = o.sufficient_part(fixed)  # (else fixed still holds the proof)
-                    if part is None:
-                        fixed.add(i)
-                        necessary |= o.also_necessary(i, [
-                            j for j in todo[n + 1:]
-                            if j not in necessary and (proof is None or j in proof)])
-                    else:
-                        proof = part
+                    if proof is None or i in proof:  # else fixed still holds the proof
+                        part = o.sufficient_part(fixed)
+                        if part is None:
+                            fixed.add(i)
+                            necessary |= o.also_necessary(i, [
+                                j for j in todo[n + 1:]
+                                if j not in necessary and (proof is None or j in proof)])
+                        else:
+                            proof = part
                 weak = set(fixed)
                 progress.step()
     except TimeLimitExceeded as e:

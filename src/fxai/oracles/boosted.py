@@ -231,19 +231,19 @@ class BoostedOracle(Oracle):
         if self._col[freed] >= 0:
             base[self._col[freed]] = self._v[self._col[freed]]
         per = max(1, budget // len(cols))
-        points, owners = [], []
+        owners, values = [], []  # per point: the candidate moved and its value
         for j, c in cols:
             others = [k for k in range(int(self._size[c])) if k != self._v[c]]
             for k in others[::max(1, -(-len(others) // per))]:
-                p = base.copy()
-                p[c] = k
-                points.append(self._point(p))
                 owners.append(j)
-        if not points:
+                values.append(self._reps[c][int(self._allowed[c][k])])
+        if not owners:
             return set()
-        changes = self._changes(np.asarray(points, dtype=np.float64))
+        points = np.repeat(np.asarray([self._point(base)], dtype=np.float64), len(owners), 0)
+        points[np.arange(len(owners)), owners] = values
+        changes = self._changes(points)
         self._rotation_s = time.process_time() - t0
-        self._point_s = (self._point_s + self._rotation_s / len(points)) / 2
+        self._point_s = (self._point_s + self._rotation_s / len(owners)) / 2
         return {j for j, yes in zip(owners, changes, strict=True) if yes}
 
     def _rotation_budget(self) -> int:
