@@ -394,3 +394,29 @@ def test_soft_vote_of_pure_leaves_is_the_vote_oracle(cls, seed, k, trees):
     assert not isinstance(oracles.for_model(model, grid[0].tolist()), VoteOracle)
     with pytest.raises(ValueError, match="only when every leaf is pure"):
         VoteChecker(model, grid[0].tolist(), vote="soft")
+
+
+def test_the_vote_bound_keeps_a_rival_that_only_ties_and_drops_one_that_cannot_win():
+    """Three stumps voting 1 at x = 0 (A: x0 >= 0.5 votes 0, B: x1 >= 0.5 votes 0, C: x2 >=
+    0.5 votes 2). With x0 fixed, rival 0 can at best tie class 1 (B and C move: one vote
+    each for 0, 1, 2), which the first-max rule gives to 0: the bound (0 >= 0) must keep it;
+    rival 2 can at best tie too, which keeps class 1: the bound (0 < 1) drops it. Built by
+    hand: the tie at the bound's edge."""
+    from fxai.models.boosted import Tree
+    from fxai.models.scores import ScoreEnsemble
+
+    def stump(f, hi):
+        return Tree(feature=np.array([f, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+                    left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+                    value=np.float64([[0, 0, 0], np.eye(3)[1], np.eye(3)[hi]]))
+
+    ens = ScoreEnsemble((stump(0, 0), stump(1, 0), stump(2, 2)), np.zeros(3), 1.0, (0, 1, 2),
+                        3, "three votes")
+    o = VoteOracle(ens, [0.0, 0.0, 0.0])
+    assert o.prediction == 1
+    mask = o._fixed_mask([0])
+    assert o._enc.possible(o.index, o._rivals, mask, o._v) == [0]
+    assert not o.entails([0]) and o.counterexample([0]) == [0.0, 0.5, 0.5]
+    assert ens.predict_index(np.array([[0.0, 0.5, 0.5]]))[0] == 0  # the tie, to class 0
+    assert o.entails([0, 1]) and o._enc.possible(o.index, o._rivals, o._fixed_mask([0, 1]),
+                                                  o._v) == []
