@@ -26,10 +26,11 @@ win, the solver's core names the fixed features its proof used
 
 With more than two classes a bound comes first (:meth:`_Encoding.possible`): per tree the
 leaves the fixed features still reach bound each rival's ``votes_j - votes_c``, and the
-solver is asked only about the rivals that may win (not at all when none may; its core is
-then not used, the proof being partly the bound's). Digits, 100 full-depth trees, the first
-5 test rows: 48.3 -> 37.9 CPU s for the 5 AXps; pendigits, 100 trees of depth 6: 6.7 -> 4.1
-s (the same AXps). With two classes it cost more than it saved (breast_cancer defaults
+solver is asked only about the rivals that may win (not at all when none may). Its core
+then proves only those: it is returned only if the bound drops the others with the core's
+features alone, else the fixed set is. Digits, 100 full-depth trees, the first 5 test rows:
+48.3 -> 30.3 CPU s for the 5 AXps; pendigits, 100 trees of depth 6: 6.7 -> 3.9 s (the same
+AXps). With two classes it cost more than it saved (breast_cancer defaults
 0.67 -> 0.83 s) and is not used.
 
 Choice by measurement (one-off, process CPU s; ``python -m benchmarks.forests`` measures the
@@ -261,9 +262,11 @@ class VoteOracle(ScoreOracle):
         if solve(enc.solver, [*owner, sel], self):
             self._cex, self._asked_s = self._model_point(), time.process_time() - t0
             return None
-        if len(rivals) < len(self._rivals):  # the proof relies on the bound for the others
-            return fixed
-        return {self._used[owner[lit]] for lit in enc.solver.get_core() or () if lit in owner}
+        core = {self._used[owner[lit]] for lit in enc.solver.get_core() or () if lit in owner}
+        if len(rivals) < len(self._rivals) and not set(
+                self._possible(self._fixed_mask(core))) <= set(rivals):
+            return fixed  # the bound needs more than the core to drop the other rivals
+        return core
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         enc = self._enc
