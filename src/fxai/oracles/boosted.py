@@ -356,23 +356,24 @@ def leaf_boxes(tree_paths, thr, allowed, used):
     reaches; the box maps a feature column to its ``[lo, hi)`` in allowed-interval
     coordinates (columns the path does not test are absent)."""
     col = {f: c for c, f in enumerate(used)}
-    cuts: dict[int, list] = {}  # column -> its thresholds (and allowed intervals) as lists:
-    ok: dict[int, list] = {}  # bisect on them is searchsorted (side "left") on the arrays
+    ok: dict[int, list] = {}  # column -> its allowed intervals (original indices), a list
+    cut: dict[tuple, int] = {}  # (column, threshold) -> the allowed intervals below it
     out = []
     for node, conds in tree_paths:
-        box: dict[int, list[int]] = {}
+        box: dict[int, tuple[int, int]] = {}
         for f, t, goes_left in conds:
             c = col[f]
-            if c not in cuts:
-                cuts[c], ok[c] = thr[c].tolist(), np.asarray(allowed[c]).tolist()
-            j = bisect.bisect_left(cuts[c], float(np.float32(t)))  # index of t
-            lo, hi = box.get(c, [0, len(cuts[c]) + 1])
-            # x < t  <=>  original interval k <= j
-            box[c] = [lo, min(hi, j + 1)] if goes_left else [max(lo, j + 1), hi]
-        cbox = {c: (bisect.bisect_left(ok[c], lo), bisect.bisect_left(ok[c], hi))
-                for c, (lo, hi) in box.items()}
-        if all(lo < hi for lo, hi in cbox.values()):  # else no allowed point reaches it
-            out.append((node, cbox))
+            a = cut.get((c, t))
+            if a is None:
+                if c not in ok:
+                    ok[c] = np.asarray(allowed[c]).tolist()
+                # x < t  <=>  original interval <= j (t's index), i.e. allowed index < a
+                j = int(np.searchsorted(thr[c], np.float32(t)))
+                a = cut[(c, t)] = bisect.bisect_left(ok[c], j + 1)
+            lo, hi = box.get(c, (0, len(ok[c])))
+            box[c] = (lo, min(hi, a)) if goes_left else (max(lo, a), hi)
+        if all(lo < hi for lo, hi in box.values()):  # else no allowed point reaches it
+            out.append((node, box))
     return out
 
 
