@@ -12,7 +12,8 @@ impure leaves), ``digits-default`` on digits (10 classes), ``bc-extra``
 ``ExtraTreesClassifier(random_state=0)``; ``digits-entropy6``, ``pendigits-entropy6`` and
 ``spambase-entropy6``: 100 trees of ``max_depth=6, criterion="entropy"`` on digits and on
 PMLB's pendigits (10 classes) and spambase (2 classes), read from the data mirror
-(``FXAI_DATA_MIRROR``). Explained: the first ``--instances`` test rows,
+(``FXAI_DATA_MIRROR``); ``xd6-depth6``: 100 trees of ``max_depth=6`` on PMLB's xd6 (9
+Boolean features, 2 classes; the mirror too). Explained: the first ``--instances`` test rows,
 under ``--vote``: ``hard`` (default; the majority of the trees' votes, first class of most
 votes) or ``soft`` (scikit-learn's ``predict``).
 
@@ -75,6 +76,7 @@ def models(names: list[str]) -> dict:
         "digits-entropy6": (load_digits, RandomForestClassifier, deep6),
         "pendigits-entropy6": (_mirrored("pendigits"), RandomForestClassifier, deep6),
         "spambase-entropy6": (_mirrored("spambase"), RandomForestClassifier, deep6),
+        "xd6-depth6": (_mirrored("xd6"), RandomForestClassifier, {"max_depth": 6}),
     }
     out = {}
     for name in names:
@@ -254,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models", nargs="+", default=["bc-default", "digits-default"],
                    choices=["bc-default", "bc-depth6", "bc-entropy6", "bc-leaf5",
                             "digits-default", "bc-extra", "digits-entropy6",
-                            "pendigits-entropy6", "spambase-entropy6"])
+                            "pendigits-entropy6", "spambase-entropy6", "xd6-depth6"])
     p.add_argument("--time-limit", type=float, help="fxai's CPU s per AXp (default: none)")
     p.add_argument("--warm-only", action="store_true",
                    help="skip fxai's cold run (a fresh model copy per row)")
