@@ -130,26 +130,29 @@ class _Encoding(Intervals):
         super().__init__(allowed)
         clauses = list(self.order)
         self.n_trees, self.n_classes = len(ens.trees), ens.n_classes
+        self.binary = ens.n_classes == 2
         self.classes: list[set[int]] = []  # per tree, the classes its reachable leaves vote
-        leaf_tree, leaf_class, cond = [], [], []  # per leaf; per path condition (leaf, col, lo, hi)
+        # for the bound (more than two classes): per leaf its tree * n_classes + class, per
+        # path condition (leaf, column, lo, hi)
+        leaf_vote: list[int] = []
+        cond: list[tuple[int, int, int, int]] = []
         for t, tree in enumerate(ens.trees):
             votes = set()
             for node, box in leaf_boxes(paths[t], thr, allowed, used):
                 k = int(np.argmax(tree.value[node]))
                 votes.add(k)
                 clauses.append([*self.outside(box), self.pool.id(("p", t, k))])
-                cond += [(len(leaf_tree), f, lo, hi) for f, (lo, hi) in box.items()]
-                leaf_tree.append(t)
-                leaf_class.append(k)
+                if not self.binary:
+                    cond += [(len(leaf_vote), f, lo, hi) for f, (lo, hi) in box.items()]
+                    leaf_vote.append(t * ens.n_classes + k)
             self.classes.append(votes)
-        self.leaf_vote = np.array(leaf_tree, dtype=np.int64) * ens.n_classes + leaf_class
-        self.cond = np.array(cond, dtype=np.int64).reshape(-1, 4).T
+        self.leaf_vote = np.array(leaf_vote, dtype=np.int64)
+        self.cond = np.array(cond, dtype=np.int32).reshape(-1, 4).T
         if ens.n_classes > 2:  # q(t, j) -> tree t votes j: no other class of it is taken
             for t, votes in enumerate(self.classes):
                 for j in votes if len(votes) > 1 else ():
                     clauses += [[-self.pool.id(("q", t, j)), -self.pool.id(("p", t, k))]
                                 for k in votes - {j}]
-        self.binary = ens.n_classes == 2
         self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
         self._pairs: dict[tuple[int, int], int | None] = {}
         self._rivals: dict[int, int | None] = {}
@@ -247,7 +250,9 @@ class VoteOracle(ScoreOracle):
 
     def sufficient_part(self, fixed) -> set[int] | None:
         """See :meth:`Oracle.sufficient_part`: the fixed features of the solver's core
-        (the assumptions its proof of "no rival beats c" used)."""
+        (the assumptions its proof of "no rival beats c" used). Where the bound dropped
+        rivals before the solve, the core only if the bound drops them with its features
+        alone, else ``fixed`` (also when the bound alone proved it)."""
         self.calls += 1
         enc, fixed = self._enc, set(fixed)
         if enc.rival(self.index, self._rivals) is None:
