@@ -98,6 +98,12 @@ class BoostedOracle(Oracle):
     (True, 0, [0.5])
     """
 
+    # what the model rotation of also_necessary uses (shared by the subclasses, whose own
+    # __init__ does not call this one): the last counterexample's intervals, and CPU s of
+    # its question, of the last rotation and of one rotated point
+    _cex: np.ndarray | None = None
+    _asked_s, _rotation_s, _point_s = 0.0, 0.0, 2e-5
+
     def __init__(self, model, x, ties: str = "change", domains: Sequence | None = None):
         ens = model if isinstance(model, Ensemble) else from_booster(model)
         if ties not in TIES:
@@ -124,9 +130,6 @@ class BoostedOracle(Oracle):
         self._sign = 1.0 if self.prediction == 1 else -1.0
         self._cut, self._inclusive = change_rule(self.prediction, ties)
         self._used = ens.used_features
-        self._cex: np.ndarray | None = None  # the last counterexample's intervals
-        # CPU s: its question, the last rotation, one rotated point
-        self._asked_s, self._rotation_s, self._point_s = 0.0, 0.0, POINT_S
         self._compile(domains)
 
     @property
@@ -321,7 +324,6 @@ def _undecided(point: np.ndarray) -> bool:
 
 _MODELS: dict[int, dict] = {}
 ROTATIONS = 4096  # points an also_necessary tests at most
-POINT_S = 2e-5  # CPU s per point tested, before a first measure
 _CHUNK = 1 << 24  # leaves tested in the first pass under a deadline (then doubled per pass)
 
 

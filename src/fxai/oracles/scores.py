@@ -27,14 +27,7 @@ import numpy as np
 
 from fxai.models.boosted import reject_missing
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import (
-    POINT_S,
-    BoostedOracle,
-    _leaf_tables,
-    _model_tables,
-    _search,
-    _undecided,
-)
+from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search, _undecided
 from fxai.oracles.registry import register
 
 _FIRST_PASS = 1 << 20  # leaves tested per rival in the quick first pass
@@ -77,9 +70,6 @@ class ScoreOracle(BoostedOracle):
         self.index = int(np.argmax(self.scores))
         self.prediction = model.classes[self.index]
         self._used = model.used_features
-        self._cex: np.ndarray | None = None  # the last counterexample's intervals
-        # CPU s: its question, the last rotation, one rotated point
-        self._asked_s, self._rotation_s, self._point_s = 0.0, 0.0, POINT_S
         self._domains = domains
         self._model = _model_tables(model)
         self._intervals(self._model, domains)

@@ -155,7 +155,7 @@ class _Encoding(Intervals):
                                 for k in votes - {j}]
         self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
         self._pairs: dict[tuple[int, int], int | None] = {}
-        self._rivals: dict[int, int | None] = {}
+        self._rivals: dict[tuple, int | None] = {}  # (c, rivals) -> its selector
 
     def _pair(self, c: int, j: int) -> int | None:
         """The selector of "j beats c", ``votes_j - votes_c >= [j > c]`` (its guarded
