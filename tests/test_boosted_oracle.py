@@ -51,6 +51,7 @@ def oracle_pair(model, x, domains, ties="change"):
     return o, BruteForceOracle(xgb_predict(model, o.prediction, ties), domains, x)
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_entailment_and_counterexamples_match_brute_force(seed):
@@ -88,6 +89,7 @@ def test_real_line_counterexamples_are_valid(seed):
             assert predict(np.asarray([cex]))[0] != o.prediction
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("target", ["axp", "cxp", "switch"])
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6))
@@ -170,6 +172,7 @@ def test_float32_near_tie_is_judged_as_xgboost_would(ties):
     assert ens.predict([cex])[0] == 0 and o.entails({0})
 
 
+@pytest.mark.heavy
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_model_tables_shared_across_instances(seed):

@@ -1,12 +1,12 @@
 """Cluster support: what the profiles compute (status command, report path), the table
 comparison of tools/slurm-test.sh, and the resources and groups the workflow declares."""
 
+import importlib.util
 import os
 import re
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -145,7 +145,7 @@ def test_every_rule_declares_runtime_and_memory():
 
 
 @pytest.mark.skipif(
-    subprocess.run([sys.executable, "-c", "import snakemake_executor_plugin_slurm"]).returncode,
+    importlib.util.find_spec("snakemake_executor_plugin_slurm") is None,
     reason="the slurm extra is not installed (pip install -e '.[slurm]')")
 def test_slurm_profile_submits_few_jobs():
     out = dry_run("--profile", "profiles/slurm")

@@ -134,6 +134,7 @@ def test_prepare_requires_fetch_and_valid_source(tmp_path):
         source_of(reg.entry("toy"), ("embedded",))
 
 
+@pytest.mark.heavy
 def test_embedded_generated_and_derived(tmp_path):
     reg = load_registry()
     out = tmp_path / "prep"

@@ -118,6 +118,7 @@ def test_help_is_plain_text(capsys):
     assert "--columns" in text and "``" not in text and ":mod:" not in text
 
 
+@pytest.mark.heavy
 def test_a_long_row_reports_its_progress(tree_files, monkeypatch, capsys):
     import time
 

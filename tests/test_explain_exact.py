@@ -103,6 +103,7 @@ def default_trees(tmp_path_factory):
     return out, xpg, cfg["seed"]
 
 
+@pytest.mark.heavy
 def test_duality_equals_marco_on_default_profile_trees(default_trees):
     import joblib
 

@@ -49,6 +49,7 @@ def test_prediction_and_explanations_are_the_library_s_own(seed, classes, nan):
         check_on_grid(model, X, _grid(model, missing), missing, "axp", rows=10)
 
 
+@pytest.mark.heavy
 def test_a_missing_value_needs_missing_true():
     model, X = _model(1, 2, True)
     row = next(x for x in X if np.isnan(x).any())

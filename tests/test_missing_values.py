@@ -66,6 +66,7 @@ def test_missing_is_no_domain_value(tree, booster):
         oracles.for_model(booster, [1.0, 0.3], domains=[[0.0, 1.0, np.nan], None])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kind", ["tree", "booster"])
 def test_explanations_range_over_values_not_missing(request, nan_data, kind):
     """The stated semantics, both ways: every explanation of a model that routes NaN is

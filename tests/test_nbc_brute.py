@@ -45,6 +45,7 @@ def subsets(n, rng, k=12):
     return [set(np.flatnonzero(rng.random(n) < 0.5).tolist()) for _ in range(k)]
 
 
+@pytest.mark.heavy
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 8))
 def test_axp_cxp_entails_against_brute(seed, n):
@@ -68,6 +69,7 @@ def test_axp_cxp_entails_against_brute(seed, n):
         assert is_cxp(b, cxp) and len(cxp) == min(len(c) for c in cxps)
 
 
+@pytest.mark.heavy
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 8), decimals=st.integers(0, 3))
 def test_counts_exact_for_scaled_model_and_bounds_bracket(seed, n, decimals):

@@ -119,6 +119,7 @@ def test_all_xps_ffa_and_enumerate_xps_take_the_linear_route():
     assert isinstance(explain.enumerate_xps(o, unit_cxps=True), explain.Marco)  # asked for
 
 
+@pytest.mark.heavy
 def test_under_a_time_limit_the_routes_say_incomplete():
     o = _many(40)
     r = explain.all_xps(o, time_limit=0.3)

@@ -124,6 +124,7 @@ def test_marco_complete_and_dual(seed, n, k):
                                                for f in range(n) if f not in a], [])[0])
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10**6), n=st.integers(1, 6), k=st.integers(3, 5),
        delta=st.sampled_from([0.5, 0.75, 0.9]))

@@ -196,6 +196,7 @@ def _brute_axp(model, x, axp, domains) -> bool:
     return forces(set(axp)) and not any(forces(set(axp) - {i}) for i in axp)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("family", ["hgb", "lgbm"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_domains_for_hist_gradient_and_lightgbm(family, seed):

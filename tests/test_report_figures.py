@@ -20,6 +20,7 @@ from fxai.report.results import Results, section_of
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(FIGURES))
 def test_figures_from_runs(tmp_path: Path, name: str) -> None:
     root = make_results(tmp_path / "res")

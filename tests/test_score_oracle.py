@@ -70,6 +70,7 @@ def oracle_pair(model, predict, vote, x, domains):
     return o, bf
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kind", KINDS)
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6))
@@ -233,6 +234,7 @@ def test_first_pass_cut_off_leaves_the_answers_exact(kind, first_pass, monkeypat
                     assert predict(np.asarray([cex]))[0] != o.prediction
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kind", ["rf-hard", "et-hard"])
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10**6))
@@ -375,6 +377,7 @@ def test_sat_vote_oracle_full_depth_binary_and_multiclass_with_ties(cls, seed, k
                     assert predict(np.asarray([cex]))[0] != o.prediction
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([2, 4, 5]))

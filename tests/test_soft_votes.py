@@ -163,6 +163,7 @@ def test_time_limits_raise_with_a_weak_explanation(entropy_forest):
         explain.find_axp(o, time_limit=0)
 
 
+@pytest.mark.heavy
 def test_a_single_question_stops_at_its_limit(entropy_forest, monkeypatch):
     """The oracle's own limit interrupts the SAT route and the branch and bound inside one
     question (an AXp: entailed, so the search must prove it)."""

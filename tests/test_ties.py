@@ -208,6 +208,7 @@ MODELS = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_a_tie_that_needs_four_features_is_a_counterexample(name):
     model = MODELS[name]()

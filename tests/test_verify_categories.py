@@ -49,6 +49,7 @@ def test_hist_gradient_categories_and_nan_as_brute_force(seed, text):
             _agree(model, x, missing)
 
 
+@pytest.mark.heavy
 def test_hist_gradient_restricted_domains_as_brute_force():
     model, X, cats = _categorical(3, 2, True, True)
     x = next(x for x in X if not _has_nan(x))
@@ -141,6 +142,7 @@ def _routes(chk) -> None:
                 assert mask[k] == chk._goes_left(tree, int(node), x), (f, k, v)
 
 
+@pytest.mark.heavy
 def test_the_leaf_search_routes_every_piece_as_the_checker_reads_the_model():
     for seed in range(3):
         model, X = _lightgbm(seed, 2)

@@ -67,6 +67,7 @@ def test_checkers_are_found_by_type():
         verify.check_all(LogisticRegression().fit(X, y), X[0], [[0]], [])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("cls", [RandomForestClassifier, ExtraTreesClassifier])
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10**6), k=st.integers(2, 4), trees=st.sampled_from([1, 2, 4, 5]))

@@ -39,6 +39,7 @@ import json
 import math
 import warnings
 import weakref
+from collections import namedtuple
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -64,6 +65,9 @@ def _intercept(booster) -> float:
     zeroed.load_model(bytearray(json.dumps(doc).encode()))
     n = int(doc["learner"]["learner_model_param"]["num_feature"])
     return float(zeroed.inplace_predict(np.zeros((1, n), np.float32), predict_type="margin")[0])
+
+
+_Node = namedtuple("_Node", "ID Feature Split Yes No Gain")  # a row of trees_to_dataframe
 
 
 def _leaves_under(nodes: dict, leaves: dict[str, int], node_id: str) -> list[int]:
@@ -142,15 +146,17 @@ class BoostedChecker:
                     add({zvar[f, j]: 1.0, **below}, 0.0, 0.0)
         leaf_value: list[float] = []
         for _, tree in df.groupby("Tree"):
-            nodes = {r.ID: r for r in tree.itertuples()}
+            columns = (tree[c].tolist() for c in _Node._fields)
+            tree_rows = [_Node(*r) for r in zip(*columns, strict=True)]
+            nodes = {r.ID: r for r in tree_rows}
             leaves: dict[str, int] = {}
-            for r in tree.itertuples():
+            for r in tree_rows:
                 if r.Feature == "Leaf":
                     leaves[r.ID] = nv
                     nv += 1
                     leaf_value.append(float(np.float32(r.Gain)))
             add(dict.fromkeys(leaves.values(), 1.0), 1.0, 1.0)
-            for r in tree.itertuples():
+            for r in tree_rows:
                 if r.Feature == "Leaf":
                     continue
                 f = index[r.Feature]
