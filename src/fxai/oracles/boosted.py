@@ -54,10 +54,10 @@ encoding. Only features used in some split are candidate features (``features``)
 
 from __future__ import annotations
 
-import bisect
 import time
 import weakref
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -66,20 +66,6 @@ from fxai.models.boosted import TIES, Ensemble, change_rule, from_booster, rejec
 from fxai.models.kinds import is_xgboost
 from fxai.oracles.base import Oracle, TimeLimitExceeded
 from fxai.oracles.registry import register
-
-
-def _paths(tree) -> list[tuple[int, list[tuple[int, float, bool]]]]:
-    """(leaf node, [(feature, threshold, goes_left)]) for each root-to-leaf path."""
-    out, stack = [], [(0, [])]
-    while stack:
-        node, conds = stack.pop()
-        if tree.is_leaf(node):
-            out.append((node, conds))
-            continue
-        f, t = int(tree.feature[node]), float(tree.threshold[node])
-        stack.append((int(tree.right[node]), conds + [(f, t, False)]))
-        stack.append((int(tree.left[node]), conds + [(f, t, True)]))
-    return out
 
 
 class BoostedOracle(Oracle):
@@ -148,7 +134,7 @@ class BoostedOracle(Oracle):
             scores = [np.stack([sign * t.value.astype(np.float64), sign * t.value,
                                 np.zeros_like(t.value)], axis=1) for t in ens.trees]
             base = abs(ens.base_margin)
-            tables = _leaf_tables(model["paths"], self._boxes_of, len(self._used), scores,
+            tables = _leaf_tables(ens.trees, self._boxes_of, len(self._used), scores,
                                   np.float32, base)
             if domains is None:
                 model["leaves"][key] = tables
@@ -188,17 +174,23 @@ class BoostedOracle(Oracle):
             # instance interval in compressed coordinates
             self._v = np.array([int(np.searchsorted(a, k))
                                 for a, k in zip(allowed, self._vint, strict=True)], dtype=np.int64)
-        self._paths = model["paths"]
+        self._trees = model["trees"]
+        self._below = None  # (see _boxes_of)
         self._boxes = model["boxes"] if domains is None else {}  # tree -> its leaf boxes
         self._size = np.array([len(a) for a in self._allowed] + [1], dtype=np.int64)
         self._col = np.full(self.n_features, -1, dtype=np.int64)
         self._col[used] = np.arange(len(used))
 
-    def _boxes_of(self, t: int) -> list:
+    def _boxes_of(self, t: int) -> Boxes:
         """Tree t's :func:`leaf_boxes` over the allowed intervals (kept per model without
-        domains: every class pair of a multi-class model reads them)."""
+        domains: every class pair of a multi-class model and the SAT encodings read them)."""
         if t not in self._boxes:
-            self._boxes[t] = leaf_boxes(self._paths[t], self._thr, self._allowed, self._used)
+            if self._below is None:  # per column and threshold: the allowed intervals below
+                below = [np.searchsorted(a, np.arange(1, len(T) + 1))
+                         for a, T in zip(self._allowed, self._thr, strict=True)]
+                self._below = (np.concatenate([*below, np.zeros(0, np.int64)]),
+                               np.cumsum([0] + [len(b) for b in below]))
+            self._boxes[t] = leaf_boxes(self._trees[t], *self._below, self._size)
         return self._boxes[t]
 
     # ---- queries -----------------------------------------------------------------------
@@ -329,95 +321,176 @@ _CHUNK = 1 << 24  # leaves tested in the first pass under a deadline (then doubl
 
 def _model_tables(ens) -> dict:
     """What the oracle needs of the model alone, built once per ensemble (kept while it
-    lives): root-to-leaf paths, float32 thresholds of each used feature, all intervals with a
-    representative value each, and (filled per query kind on first use: the class sign of a
-    binary model, the class pair of a multi-class one) the leaf tables without domains. So a
-    new instance of the same model costs only its own intervals."""
+    lives): per tree its children and, per inner node, the column of its feature and the
+    index of its threshold among the float32 thresholds of that feature; those thresholds;
+    all intervals with a representative value each; and (filled per query kind on first use:
+    the class sign of a binary model, the class pair of a multi-class one) the leaf tables
+    without domains. So a new instance of the same model costs only its own intervals."""
     key = id(ens)
     model = _MODELS.get(key)
     if model is None:
-        paths = [_paths(t) for t in ens.trees]
-        thr: dict[int, set[float]] = {f: set() for f in ens.used_features}
-        for tp in paths:
-            for _, conds in tp:
-                for f, t, _ in conds:
-                    thr[f].add(t)
-        T = [np.array(sorted(thr[f]), dtype=np.float32) for f in ens.used_features]
+        used = ens.used_features
+        column = np.zeros(ens.n_features, dtype=np.int64)
+        column[used] = np.arange(len(used))
+        inner = [np.flatnonzero(t.left >= 0) for t in ens.trees]
+        cols = np.concatenate([column[t.feature[i]] for t, i in zip(ens.trees, inner,
+                                                                    strict=True)] + [[]])
+        cols = cols.astype(np.int64)
+        thrs = np.concatenate([t.threshold[i] for t, i in zip(ens.trees, inner, strict=True)]
+                              + [[]]).astype(np.float32)
+        by_col = np.argsort(cols, kind="stable")
+        ends = np.searchsorted(cols[by_col], np.arange(len(used) + 1))
+        T, index = [], np.empty(len(cols), dtype=np.int64)
+        for c in range(len(used)):
+            at = by_col[ends[c]:ends[c + 1]]
+            T.append(np.unique(thrs[at]))
+            index[at] = np.searchsorted(T[c], thrs[at])
         # a float32 value below T[0] stands for interval 0
         reps = [[float(np.nextafter(t[0], np.float32(-np.inf)))] + [float(v) for v in t]
                 for t in T]
-        model = {"paths": paths, "thr": T, "reps": reps,
+        trees, at = [], 0
+        for t, i in zip(ens.trees, inner, strict=True):
+            node_col, node_thr = np.zeros(len(t.left), np.int64), np.zeros(len(t.left), np.int64)
+            node_col[i], node_thr[i] = cols[at:at + len(i)], index[at:at + len(i)]
+            at += len(i)
+            trees.append((t.left.astype(np.int64), t.right.astype(np.int64), node_col, node_thr))
+        model = {"trees": trees, "thr": T, "reps": reps,
                  "allowed": [np.arange(len(t) + 1) for t in T], "leaves": {}, "boxes": {}}
         _MODELS[key] = model
         weakref.finalize(ens, _MODELS.pop, key, None)
     return model
 
 
-def leaf_boxes(tree_paths, thr, allowed, used):
-    """``(leaf node, box)`` per leaf of one tree (its ``_paths``) that an allowed point
-    reaches; the box maps a feature column to its ``[lo, hi)`` in allowed-interval
-    coordinates (columns the path does not test are absent)."""
-    col = {f: c for c, f in enumerate(used)}
-    ok: dict[int, list] = {}  # column -> its allowed intervals (original indices), a list
-    cut: dict[tuple, int] = {}  # (column, threshold) -> the allowed intervals below it
-    out = []
-    for node, conds in tree_paths:
-        box: dict[int, tuple[int, int]] = {}
-        for f, t, goes_left in conds:
-            c = col[f]
-            a = cut.get((c, t))
-            if a is None:
-                if c not in ok:
-                    ok[c] = np.asarray(allowed[c]).tolist()
-                # x < t  <=>  original interval <= j (t's index), i.e. allowed index < a
-                j = int(np.searchsorted(thr[c], np.float32(t)))
-                a = cut[(c, t)] = bisect.bisect_left(ok[c], j + 1)
-            lo, hi = box.get(c, (0, len(ok[c])))
-            box[c] = (lo, min(hi, a)) if goes_left else (max(lo, a), hi)
-        if all(lo < hi for lo, hi in box.values()):  # else no allowed point reaches it
-            out.append((node, box))
-    return out
+class Boxes(NamedTuple):
+    """The leaves of one tree that an allowed point reaches, in the tree's preorder (left
+    child first), and their boxes: per leaf the feature columns its path tests (in the order
+    of their first test, then the dummy column ``len(used)`` as padding) with the range
+    ``[lo, hi)`` of allowed intervals the path leaves each (the dummy: ``[0, 1)``)."""
+
+    nodes: np.ndarray
+    cols: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def dicts(self, dummy: int) -> dict[int, dict[int, tuple[int, int]]]:
+        """Leaf node -> its box as a dict, column -> ``(lo, hi)`` (the padding, column
+        ``dummy``, left out)."""
+        return {node: {c: (lo, hi) for c, lo, hi in zip(cs, los, his, strict=True)
+                       if c != dummy}
+                for node, cs, los, his in zip(self.nodes.tolist(), self.cols.tolist(),
+                                              self.lo.tolist(), self.hi.tolist(), strict=True)}
 
 
-def _leaf_tables(paths, boxes_of, n: int, scores, dtype, base: float,
+def leaf_boxes(tree, below, start, size) -> Boxes:
+    """The :class:`Boxes` of one tree of :func:`_model_tables` (``(left, right, column,
+    threshold index)`` per node) over allowed intervals: ``below[start[c] + j]`` is the
+    number of allowed intervals of column c below its threshold j (``x < T[c][j]`` iff the
+    allowed index is below it), ``size`` the number of allowed intervals per column, then 1
+    (the dummy column)."""
+    left, right, col, thr = tree
+    inner = left >= 0
+    cut = np.zeros(len(left), dtype=np.int64)
+    cut[inner] = below[start[col[inner]] + thr[inner]]
+    nodes, cols, lo, hi, ok = _tree_boxes(left, right, col, cut, size)
+    return Boxes(nodes[ok], cols[ok], lo[ok], hi[ok])
+
+
+@njit(cache=True)
+def _tree_boxes(left, right, col, cut, size):  # pragma: no cover - compiled
+    """Per leaf of one tree in preorder (left child first): its node, its path's columns
+    and ``[lo, hi)`` (see :class:`Boxes`), and whether every range is non-empty."""
+    n = left.size
+    dummy = size.size - 1
+    parent = np.full(n, -1, np.int64)
+    depth = np.zeros(n, np.int64)
+    order = np.empty(n, np.int64)
+    stack = np.empty(n, np.int64)
+    stack[0] = 0
+    sp, n_leaves, width = 1, 0, 1
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        if left[node] < 0:
+            order[n_leaves] = node
+            n_leaves += 1
+            width = max(width, depth[node])
+            continue
+        for child in (right[node], left[node]):  # the left child is popped first
+            parent[child] = node
+            depth[child] = depth[node] + 1
+            stack[sp] = child
+            sp += 1
+    nodes = order[:n_leaves].copy()
+    cols = np.full((n_leaves, width), dummy, np.int64)
+    lo = np.zeros((n_leaves, width), np.int64)
+    hi = np.ones((n_leaves, width), np.int64)
+    ok = np.ones(n_leaves, np.bool_)
+    path = np.empty(width + 1, np.int64)
+    for i in range(n_leaves):
+        d, node = 0, nodes[i]
+        while node >= 0:  # leaf first, root last
+            path[d] = node
+            d += 1
+            node = parent[node]
+        k = 0
+        for s in range(d - 1, 0, -1):  # the test of path[s] sends the point to path[s - 1]
+            inner = path[s]
+            c = col[inner]
+            m = 0
+            while m < k and cols[i, m] != c:
+                m += 1
+            if m == k:
+                cols[i, m], lo[i, m], hi[i, m] = c, 0, size[c]
+                k += 1
+            if left[inner] == path[s - 1]:
+                hi[i, m] = min(hi[i, m], cut[inner])
+            else:
+                lo[i, m] = max(lo[i, m], cut[inner])
+        for m in range(k):
+            if lo[i, m] >= hi[i, m]:
+                ok[i] = False
+    return nodes, cols, lo, hi, ok
+
+
+def _leaf_tables(trees, boxes_of, n: int, scores, dtype, base: float,
                  check_time=lambda: None):
     """Per tree its leaves that an allowed point reaches, sorted by value: the boxes (feature
     column, lo, hi in allowed-interval coordinates; padded with the dummy feature
     ``len(used)``), the values (float64), the two values the float arithmetic of the library
     adds per leaf (in ``dtype``), each tree's first row, and the rounding bound ``tol``.
 
-    ``paths`` are the trees' ``_paths``, ``boxes_of(t)`` tree t's :func:`leaf_boxes` over
-    ``n`` feature columns. ``scores[t][node]`` is (value to minimise, addend of sum 0, addend
-    of sum 1) of leaf ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left
-    out, and ``base``
+    ``boxes_of(t)`` is tree t's :class:`Boxes` over ``n`` feature columns.
+    ``scores[t][node]`` is (value to minimise, addend of sum 0, addend of sum 1) of leaf
+    ``node`` of tree t; a tree whose leaves all score (0, 0, 0) is left out, and ``base``
     bounds the absolute sum of the intercepts; ``check_time()`` is called per tree (an
     oracle's deadline holds while the tables are built)."""
-    depth = max((len(c) for tp in paths for _, c in tp), default=0) or 1  # (column n: dummy)
-    rows_f, rows_lo, rows_hi, vals, jv, starts = [], [], [], [], [], []
-    peak, kept = base, 0
-    for t, (tp, sc) in enumerate(zip(paths, scores, strict=True)):
-        if not np.any(sc[[node for node, _ in tp]]):
+    boxes, vals, starts = [], [], []
+    peak, rows = base, 0
+    for t, (tree, sc) in enumerate(zip(trees, scores, strict=True)):
+        if not np.any(sc[tree.left < 0]):
             continue
-        kept += 1
         check_time()
-        leaves = [(float(sc[node, 0]), cbox, sc[node, 1:]) for node, cbox in boxes_of(t)]
-        leaves.sort(key=lambda lv: lv[0])
-        peak += max((abs(lv[0]) + float(np.abs(lv[2]).sum()) for lv in leaves), default=0.0)
-        starts.append(len(vals))
-        for value, cbox, pair in leaves:
-            items = list(cbox.items()) + [(n, (0, 1))] * (depth - len(cbox))
-            rows_f.append([c for c, _ in items])
-            rows_lo.append([lo for _, (lo, _) in items])
-            rows_hi.append([hi for _, (_, hi) in items])
-            vals.append(value)
-            jv.append(pair)
+        b = boxes_of(t)
+        order = np.argsort(sc[b.nodes, 0], kind="stable")
+        v = sc[b.nodes[order]]
+        if len(v):
+            peak += float((np.abs(v[:, 0]) + np.abs(v[:, 1:]).sum(axis=1)).max())
+        starts.append(rows)
+        rows += len(v)
+        boxes.append((b.cols[order], b.lo[order], b.hi[order]))
+        vals.append(v)
+    depth = max((c.shape[1] for c, _, _ in boxes), default=1)
+
+    def column(k: int, fill: int) -> np.ndarray:
+        return np.concatenate([np.zeros((0, depth), np.int64)] + [
+            np.pad(b[k], ((0, 0), (0, depth - b[k].shape[1])), constant_values=fill)
+            for b in boxes])
+
+    v = np.concatenate([np.zeros((0, 3))] + vals)
     eps = float(np.finfo(dtype).eps)  # sums in dtype vs float64: 4x a rigorous bound
-    tol = 4.0 * (kept + 2) * peak * eps
-    return (np.array(rows_f, dtype=np.int64).reshape(-1, depth),
-            np.array(rows_lo, dtype=np.int64).reshape(-1, depth),
-            np.array(rows_hi, dtype=np.int64).reshape(-1, depth),
-            np.array(vals, dtype=np.float64), np.array(jv, dtype=dtype).reshape(-1, 2),
-            np.array(starts, dtype=np.int64), tol)
+    tol = 4.0 * (len(starts) + 2) * peak * eps
+    return (column(0, n), column(1, 0), column(2, 1), v[:, 0].astype(np.float64),
+            v[:, 1:].astype(dtype), np.array(starts, dtype=np.int64), tol)
 
 
 @njit(cache=True)

@@ -92,8 +92,8 @@ class ScoreOracle(BoostedOracle):
                 scores = [np.stack([t.value[:, c].astype(np.float64) - t.value[:, j],
                                     t.value[:, c], -t.value[:, j]], axis=1) for t in ens.trees]
                 base = float(abs(ens.base[c]) + abs(ens.base[j]))
-                tables = _leaf_tables(self._model["paths"], self._boxes_of, len(self._used),
-                                      scores, ens.dtype, base, self.check_time)
+                tables = _leaf_tables(ens.trees, self._boxes_of, len(self._used), scores,
+                                      ens.dtype, base, self.check_time)
                 if self._domains is None:
                     self._model["leaves"][key] = tables
             self._pairs[j] = tables

@@ -45,7 +45,6 @@ from pysat.pb import EncType, PBEnc
 from pysat.solvers import Solver
 
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import leaf_boxes
 from fxai.oracles.registry import register
 from fxai.oracles.scores import ScoreOracle
 from fxai.oracles.votes import SOLVER, Intervals, solve
@@ -69,11 +68,10 @@ def _gap(ens: ScoreEnsemble) -> float:
 class _SoftEncoding(Intervals):
     """The CNF of a soft-vote forest over the intervals ``allowed`` (see the module)."""
 
-    def __init__(self, ens: ScoreEnsemble, paths, thr, allowed, used):
+    def __init__(self, ens: ScoreEnsemble, boxes, allowed):
         super().__init__(allowed)
         self.ens = ens
-        self.leaves = [dict(leaf_boxes(paths[t], thr, allowed, used))
-                       for t in range(len(ens.trees))]
+        self.leaves = [b.dicts(len(allowed)) for b in boxes]  # per tree: leaf -> its box
         self.bound = math.floor(SCALE * _gap(ens))
         self.solver = Solver(name=SOLVER, bootstrap_with=self.order)
         self._pairs: dict[tuple[int, int], int | None | bool] = {}
@@ -186,8 +184,8 @@ class SoftVoteOracle(ScoreOracle):
         super().__init__(model, x, domains)
         enc = self._model.get("soft") if domains is None else None
         if enc is None:
-            enc = _SoftEncoding(model, self._model["paths"], self._thr, self._allowed,
-                                self._used)
+            enc = _SoftEncoding(model, [self._boxes_of(t) for t in range(len(model.trees))],
+                                self._allowed)
             if domains is None:
                 self._model["soft"] = enc
         self._enc = enc

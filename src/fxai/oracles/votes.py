@@ -55,7 +55,6 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import leaf_boxes
 from fxai.oracles.registry import register
 from fxai.oracles.scores import ScoreOracle
 
@@ -126,7 +125,7 @@ class _Encoding(Intervals):
     """The CNF of a vote forest over the intervals ``allowed`` and its incremental solver,
     shared by the oracles that use it (see the module)."""
 
-    def __init__(self, ens: ScoreEnsemble, paths, thr, allowed, used):
+    def __init__(self, ens: ScoreEnsemble, boxes, allowed):
         super().__init__(allowed)
         clauses = list(self.order)
         self.n_trees, self.n_classes = len(ens.trees), ens.n_classes
@@ -134,20 +133,31 @@ class _Encoding(Intervals):
         self.classes: list[set[int]] = []  # per tree, the classes its reachable leaves vote
         # for the bound (more than two classes): per leaf its tree * n_classes + class, per
         # path condition (leaf, column, lo, hi)
-        leaf_vote: list[int] = []
-        cond: list[tuple[int, int, int, int]] = []
-        for t, tree in enumerate(ens.trees):
-            votes = set()
-            for node, box in leaf_boxes(paths[t], thr, allowed, used):
-                k = int(np.argmax(tree.value[node]))
-                votes.add(k)
-                clauses.append([*self.outside(box), self.pool.id(("p", t, k))])
-                if not self.binary:
-                    cond += [(len(leaf_vote), f, lo, hi) for f, (lo, hi) in box.items()]
-                    leaf_vote.append(t * ens.n_classes + k)
+        leaf_vote: list[np.ndarray] = []
+        cond: list[np.ndarray] = []
+        n = len(allowed)  # the boxes' dummy column
+        y = np.zeros((n + 1, max(self.size, default=1) + 1), dtype=np.int64)
+        for c, ys in enumerate(self.y):  # y[c, k]: the literal "interval >= k", 0 if none
+            y[c, 1:len(ys)] = ys[1:]
+        leaves = 0
+        for t, (tree, b) in enumerate(zip(ens.trees, boxes, strict=True)):
+            k = np.argmax(tree.value[b.nodes], axis=1)  # each leaf's vote
+            ks = k.tolist()
+            votes = set(ks)
+            p = {j: self.pool.id(("p", t, j)) for j in dict.fromkeys(ks)}  # (first come)
+            # per leaf: its path clause, "outside its box" (Intervals.outside) or p(t, vote)
+            outside = np.concatenate([-y[b.cols, b.lo], y[b.cols, b.hi]], axis=1)
+            clauses += [[lit for lit in row if lit] + [p[j]]
+                        for row, j in zip(outside.tolist(), ks, strict=True)]
+            if not self.binary:
+                inside = b.cols != n
+                at = np.broadcast_to(np.arange(leaves, leaves + len(k))[:, None], b.cols.shape)
+                cond.append(np.stack([at[inside], b.cols[inside], b.lo[inside], b.hi[inside]]))
+                leaf_vote.append(t * ens.n_classes + k)
+                leaves += len(k)
             self.classes.append(votes)
-        self.leaf_vote = np.array(leaf_vote, dtype=np.int64)
-        self.cond = np.array(cond, dtype=np.int32).reshape(-1, 4).T
+        self.leaf_vote = np.concatenate([np.zeros(0, np.int64), *leaf_vote])
+        self.cond = np.concatenate([np.zeros((4, 0), np.int64), *cond], axis=1).astype(np.int32)
         if ens.n_classes > 2:  # q(t, j) -> tree t votes j: no other class of it is taken
             for t, votes in enumerate(self.classes):
                 for j in votes if len(votes) > 1 else ():
@@ -243,7 +253,8 @@ class VoteOracle(ScoreOracle):
         # leaf tables are, and shared by every oracle of the model
         enc = self._model.get("cnf") if domains is None else None
         if enc is None:
-            enc = _Encoding(model, self._model["paths"], self._thr, self._allowed, self._used)
+            enc = _Encoding(model, [self._boxes_of(t) for t in range(len(model.trees))],
+                            self._allowed)
             if domains is None:
                 self._model["cnf"] = enc
         self._enc = enc
