@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from fxai.version import code_version
 
@@ -124,14 +125,6 @@ class Tree:
     def is_leaf(self, node: int) -> bool:
         return bool(self.left[node] < 0)
 
-    def leaf_of_row(self, x: np.ndarray) -> int:
-        """The leaf reached by one float32 row ``x`` (the test of :meth:`leaf_of`)."""
-        node = 0
-        left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
-        while left[node] >= 0:
-            node = left[node] if x[feature[node]] < threshold[node] else right[node]
-        return int(node)
-
     def leaf_of(self, X: np.ndarray) -> np.ndarray:
         """The leaf reached by each row of the float32 matrix ``X`` (vectorised over rows)."""
         node = np.zeros(len(X), dtype=np.int64)
@@ -144,6 +137,41 @@ class Tree:
             go_left = X[rows, f] < self.threshold[node]
             nxt = np.where(go_left, self.left[node], self.right[node])
             node = np.where(inner, nxt, node)
+
+
+def flatten(trees) -> tuple:
+    """The arrays of ``trees`` end to end, for :func:`leaves`: features, thresholds,
+    children (positions in the whole; -1 at leaves) and each tree's root position."""
+    roots = np.cumsum([0] + [len(t.left) for t in trees])[:-1].astype(np.int64)
+
+    def cat(arrays, dtype) -> np.ndarray:
+        return np.concatenate([np.zeros(0, dtype), *arrays]).astype(dtype)
+
+    shifted = [(np.where(t.left >= 0, t.left + r, -1), np.where(t.left >= 0, t.right + r, -1))
+               for t, r in zip(trees, roots.tolist(), strict=True)]
+    return (cat([t.feature for t in trees], np.int64),
+            np.concatenate([np.zeros(0, np.float32)] + [t.threshold for t in trees]),
+            cat([lr[0] for lr in shifted], np.int64), cat([lr[1] for lr in shifted], np.int64),
+            roots)
+
+
+def leaves(flat: tuple, X: np.ndarray) -> np.ndarray:
+    """The leaf each row of the float32 matrix ``X`` reaches in each tree of ``flat``
+    (:func:`flatten`), rows x trees, by one compiled walk (the test of
+    :meth:`Tree.leaf_of`)."""
+    return _walk(np.ascontiguousarray(X), *flat)
+
+
+@njit(cache=True)
+def _walk(X, feature, threshold, left, right, roots):  # pragma: no cover - compiled
+    out = np.empty((X.shape[0], roots.size), np.int64)
+    for r in range(X.shape[0]):
+        for t in range(roots.size):
+            node = roots[t]
+            while left[node] >= 0:
+                node = left[node] if X[r, feature[node]] < threshold[node] else right[node]
+            out[r, t] = node - roots[t]
+    return out
 
 
 def used_features(trees) -> list[int]:
@@ -168,15 +196,20 @@ class Ensemble:
         if X.shape[1] != self.n_features:
             raise ValueError(f"expected {self.n_features} features, got {X.shape[1]}")
         reject_missing(X, "input")
-        if len(X) == 1:  # one instance: walking each tree beats numpy's per-call overhead
-            x, total1 = X[0], np.float32(self.base_margin)
-            for t in self.trees:
-                total1 = np.float32(total1 + t.value[t.leaf_of_row(x)])
+        leaf = leaves(self._flat, X)
+        if len(X) == 1:  # one instance: float32 scalars beat numpy's per-call overhead
+            total1 = np.float32(self.base_margin)
+            for t, k in zip(self.trees, leaf[0].tolist(), strict=True):
+                total1 = np.float32(total1 + t.value[k])
             return np.array([total1], dtype=np.float64)
         total = np.full(len(X), self.base_margin, dtype=np.float32)
-        for t in self.trees:
-            total += t.value[t.leaf_of(X)]
+        for k, t in enumerate(self.trees):
+            total += t.value[leaf[:, k]]
         return total.astype(np.float64)
+
+    @functools.cached_property
+    def _flat(self) -> tuple:
+        return flatten(self.trees)
 
     def predict(self, X, ties: str = "keep") -> np.ndarray:
         """``XGBClassifier.predict``'s classes: 1 iff the float32 probability is above 0.5,

@@ -30,7 +30,9 @@ from fxai.models.boosted import (
     _base_margin32,
     _read_trees,
     booster,
+    flatten,
     from_booster,
+    leaves,
     reject_missing,
     used_features,
 )
@@ -77,9 +79,14 @@ class ScoreEnsemble:
         reject_missing(X, "input")
         X32 = X.astype(np.float32)
         total = np.tile(self.base, (len(X32), 1))
-        for t in self.trees:
-            total += t.value[t.leaf_of(X32)]
+        leaf = leaves(self._flat, X32)
+        for k, t in enumerate(self.trees):
+            total += t.value[leaf[:, k]]
         return total / self.dtype(self.divisor)
+
+    @functools.cached_property
+    def _flat(self) -> tuple:
+        return flatten(self.trees)
 
     def predict_index(self, X) -> np.ndarray:
         """Index (into ``classes``) of each row's first class of highest score."""
