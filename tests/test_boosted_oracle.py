@@ -192,3 +192,60 @@ def test_model_tables_shared_across_instances(seed):
             fresh = BoostedOracle(ens, x, ties="keep", domains=doms)
             o2 = o if doms is None else BoostedOracle(ens, x, ties="keep", domains=doms)
             assert [o2.entails(q) for q in queries] == [fresh.entails(q) for q in queries]
+
+
+def random_trees(seed: int, n_features: int = 3):
+    """Random trees whose node ids are shuffled (the root stays 0; children need not follow
+    their parent), with features tested more than once on a path and repeated thresholds."""
+    rng = np.random.default_rng(seed)
+    trees = []
+    for _ in range(int(rng.integers(1, 5))):
+        kids: dict[int, tuple[int, int]] = {}
+        todo, n = [0], 1
+        while todo:
+            node = todo.pop()
+            if n < 15 and rng.random() < 0.7:
+                kids[node] = (n, n + 1)
+                todo += [n, n + 1]
+                n += 2
+        perm = np.r_[0, 1 + rng.permutation(n - 1)]  # node i gets id perm[i]
+        left, right = np.full(n, -1), np.full(n, -1)
+        for node, (a, b) in kids.items():
+            left[perm[node]], right[perm[node]] = perm[a], perm[b]
+        trees.append(B.Tree(feature=rng.integers(0, n_features, n),
+                            threshold=rng.choice([0.5, 1.5, 2.5], n).astype(np.float32),
+                            left=left, right=right, value=rng.normal(size=n).astype(np.float32)))
+    return B.Ensemble(tuple(trees), 0.0, n_features)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), restrict=st.booleans())
+def test_leaf_boxes_are_the_paths_boxes(seed, restrict):
+    """Every tree's reachable leaves, in preorder (left first), each with the allowed
+    intervals its path leaves per column in the order of their first test, as a walk down
+    the tree computes them; and every tree's leaf of a point is Tree.leaf_of's."""
+    ens = random_trees(seed)
+    domains = [[0.0, 2.0], None, [1.0, 3.0]] if restrict else None
+    o = BoostedOracle(ens, [0.0, 0.0, 1.0], ties="keep", domains=domains)
+    n = len(o._used)
+    for t, tree in enumerate(ens.trees):
+        want, stack = [], [(0, {})]
+        while stack:
+            node, box = stack.pop()
+            if tree.left[node] < 0:
+                if all(lo < hi for lo, hi in box.values()):
+                    want.append((node, box))
+                continue
+            c = int(o._col[tree.feature[node]])
+            j = int(np.searchsorted(o._thr[c], tree.threshold[node]))
+            cut = int(np.searchsorted(o._allowed[c], j + 1))
+            lo, hi = box.get(c, (0, len(o._allowed[c])))
+            stack.append((int(tree.right[node]), {**box, c: (max(lo, cut), hi)}))
+            stack.append((int(tree.left[node]), {**box, c: (lo, min(hi, cut))}))
+        got = o._boxes_of(t)
+        assert list(got.dicts(n).items()) == want
+        assert [list(b) for b in got.dicts(n).values()] == [list(b) for _, b in want]
+    X = np.random.default_rng(seed).choice([0.0, 0.5, 1.0, 1.5, 2.5, 3.0], (20, 3))
+    X = X.astype(np.float32)
+    assert np.array_equal(B.leaves(ens.flat, X),
+                          np.stack([t.leaf_of(X) for t in ens.trees], axis=1))

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from fxai.version import code_version
 
@@ -157,21 +156,18 @@ def flatten(trees) -> tuple:
 
 def leaves(flat: tuple, X: np.ndarray) -> np.ndarray:
     """The leaf each row of the float32 matrix ``X`` reaches in each tree of ``flat``
-    (:func:`flatten`), rows x trees, by one compiled walk (the test of
-    :meth:`Tree.leaf_of`)."""
-    return _walk(np.ascontiguousarray(X), *flat)
-
-
-@njit(cache=True)
-def _walk(X, feature, threshold, left, right, roots):  # pragma: no cover - compiled
-    out = np.empty((X.shape[0], roots.size), np.int64)
-    for r in range(X.shape[0]):
-        for t in range(roots.size):
-            node = roots[t]
-            while left[node] >= 0:
-                node = left[node] if X[r, feature[node]] < threshold[node] else right[node]
-            out[r, t] = node - roots[t]
-    return out
+    (:func:`flatten`), rows x trees: all trees and rows walk down one level per step (the
+    test of :meth:`Tree.leaf_of`)."""
+    feature, threshold, left, right, roots = flat
+    node = np.tile(roots, len(X))  # row r, tree t at r * len(roots) + t
+    row = np.repeat(np.arange(len(X)), len(roots))
+    walking = np.flatnonzero(left[node] >= 0)
+    while walking.size:
+        at = node[walking]
+        below = X[row[walking], feature[at]] < threshold[at]
+        node[walking] = np.where(below, left[at], right[at])
+        walking = walking[left[node[walking]] >= 0]
+    return node.reshape(len(X), len(roots)) - roots
 
 
 def used_features(trees) -> list[int]:
@@ -196,7 +192,7 @@ class Ensemble:
         if X.shape[1] != self.n_features:
             raise ValueError(f"expected {self.n_features} features, got {X.shape[1]}")
         reject_missing(X, "input")
-        leaf = leaves(self._flat, X)
+        leaf = leaves(self.flat, X)
         if len(X) == 1:  # one instance: float32 scalars beat numpy's per-call overhead
             total1 = np.float32(self.base_margin)
             for t, k in zip(self.trees, leaf[0].tolist(), strict=True):
@@ -208,7 +204,8 @@ class Ensemble:
         return total.astype(np.float64)
 
     @functools.cached_property
-    def _flat(self) -> tuple:
+    def flat(self) -> tuple:
+        """The trees end to end (:func:`flatten`)."""
         return flatten(self.trees)
 
     def predict(self, X, ties: str = "keep") -> np.ndarray:

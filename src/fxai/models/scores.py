@@ -79,13 +79,14 @@ class ScoreEnsemble:
         reject_missing(X, "input")
         X32 = X.astype(np.float32)
         total = np.tile(self.base, (len(X32), 1))
-        leaf = leaves(self._flat, X32)
+        leaf = leaves(self.flat, X32)
         for k, t in enumerate(self.trees):
             total += t.value[leaf[:, k]]
         return total / self.dtype(self.divisor)
 
     @functools.cached_property
-    def _flat(self) -> tuple:
+    def flat(self) -> tuple:
+        """The trees end to end (:func:`~fxai.models.boosted.flatten`)."""
         return flatten(self.trees)
 
     def predict_index(self, X) -> np.ndarray:

@@ -174,8 +174,7 @@ class BoostedOracle(Oracle):
             # instance interval in compressed coordinates
             self._v = np.array([int(np.searchsorted(a, k))
                                 for a, k in zip(allowed, self._vint, strict=True)], dtype=np.int64)
-        self._trees = model["trees"]
-        self._below = None  # (see _boxes_of)
+        self._nodes = model["nodes"]
         self._boxes = model["boxes"] if domains is None else {}  # tree -> its leaf boxes
         self._size = np.array([len(a) for a in self._allowed] + [1], dtype=np.int64)
         self._col = np.full(self.n_features, -1, dtype=np.int64)
@@ -184,13 +183,13 @@ class BoostedOracle(Oracle):
     def _boxes_of(self, t: int) -> Boxes:
         """Tree t's :func:`leaf_boxes` over the allowed intervals (kept per model without
         domains: every class pair of a multi-class model and the SAT encodings read them)."""
-        if t not in self._boxes:
-            if self._below is None:  # per column and threshold: the allowed intervals below
-                below = [np.searchsorted(a, np.arange(1, len(T) + 1))
-                         for a, T in zip(self._allowed, self._thr, strict=True)]
-                self._below = (np.concatenate([*below, np.zeros(0, np.int64)]),
-                               np.cumsum([0] + [len(b) for b in below]))
-            self._boxes[t] = leaf_boxes(self._trees[t], *self._below, self._size)
+        if not self._boxes:  # all trees at once
+            below = [np.searchsorted(a, np.arange(1, len(T) + 1))  # per column and threshold
+                     for a, T in zip(self._allowed, self._thr, strict=True)]
+            start = np.cumsum([0] + [len(b) for b in below])
+            self._boxes.update(enumerate(leaf_boxes(
+                self._nodes, np.concatenate([*below, np.zeros(0, np.int64)]), start,
+                self._size)))
         return self._boxes[t]
 
     # ---- queries -----------------------------------------------------------------------
@@ -321,40 +320,34 @@ _CHUNK = 1 << 24  # leaves tested in the first pass under a deadline (then doubl
 
 def _model_tables(ens) -> dict:
     """What the oracle needs of the model alone, built once per ensemble (kept while it
-    lives): per tree its children and, per inner node, the column of its feature and the
-    index of its threshold among the float32 thresholds of that feature; those thresholds;
-    all intervals with a representative value each; and (filled per query kind on first use:
-    the class sign of a binary model, the class pair of a multi-class one) the leaf tables
-    without domains. So a new instance of the same model costs only its own intervals."""
+    lives): its trees end to end (:func:`~fxai.models.boosted.flatten`) with, per inner
+    node, the column of its feature and the index of its threshold among the float32
+    thresholds of that feature; those thresholds; all intervals with a representative value
+    each; and (filled per query kind on first use: the class sign of a binary model, the
+    class pair of a multi-class one) the leaf tables without domains. So a new instance of
+    the same model costs only its own intervals."""
     key = id(ens)
     model = _MODELS.get(key)
     if model is None:
+        feature, threshold, left, right, roots = ens.flat
         used = ens.used_features
         column = np.zeros(ens.n_features, dtype=np.int64)
         column[used] = np.arange(len(used))
-        inner = [np.flatnonzero(t.left >= 0) for t in ens.trees]
-        cols = np.concatenate([column[t.feature[i]] for t, i in zip(ens.trees, inner,
-                                                                    strict=True)] + [[]])
-        cols = cols.astype(np.int64)
-        thrs = np.concatenate([t.threshold[i] for t, i in zip(ens.trees, inner, strict=True)]
-                              + [[]]).astype(np.float32)
-        by_col = np.argsort(cols, kind="stable")
-        ends = np.searchsorted(cols[by_col], np.arange(len(used) + 1))
-        T, index = [], np.empty(len(cols), dtype=np.int64)
+        inner = np.flatnonzero(left >= 0)
+        col, index = np.zeros(len(left), np.int64), np.zeros(len(left), np.int64)
+        col[inner] = column[feature[inner]]
+        thrs = threshold[inner].astype(np.float32)
+        by_col = np.argsort(col[inner], kind="stable")
+        ends = np.searchsorted(col[inner][by_col], np.arange(len(used) + 1))
+        T = []
         for c in range(len(used)):
-            at = by_col[ends[c]:ends[c + 1]]
-            T.append(np.unique(thrs[at]))
-            index[at] = np.searchsorted(T[c], thrs[at])
+            at = inner[by_col[ends[c]:ends[c + 1]]]
+            T.append(np.unique(thrs[by_col[ends[c]:ends[c + 1]]]))
+            index[at] = np.searchsorted(T[c], threshold[at].astype(np.float32))
         # a float32 value below T[0] stands for interval 0
         reps = [[float(np.nextafter(t[0], np.float32(-np.inf)))] + [float(v) for v in t]
                 for t in T]
-        trees, at = [], 0
-        for t, i in zip(ens.trees, inner, strict=True):
-            node_col, node_thr = np.zeros(len(t.left), np.int64), np.zeros(len(t.left), np.int64)
-            node_col[i], node_thr[i] = cols[at:at + len(i)], index[at:at + len(i)]
-            at += len(i)
-            trees.append((t.left.astype(np.int64), t.right.astype(np.int64), node_col, node_thr))
-        model = {"trees": trees, "thr": T, "reps": reps,
+        model = {"nodes": (left, right, col, index, roots), "thr": T, "reps": reps,
                  "allowed": [np.arange(len(t) + 1) for t in T], "leaves": {}, "boxes": {}}
         _MODELS[key] = model
         weakref.finalize(ens, _MODELS.pop, key, None)
@@ -381,75 +374,73 @@ class Boxes(NamedTuple):
                                               self.lo.tolist(), self.hi.tolist(), strict=True)}
 
 
-def leaf_boxes(tree, below, start, size) -> Boxes:
-    """The :class:`Boxes` of one tree of :func:`_model_tables` (``(left, right, column,
-    threshold index)`` per node) over allowed intervals: ``below[start[c] + j]`` is the
-    number of allowed intervals of column c below its threshold j (``x < T[c][j]`` iff the
-    allowed index is below it), ``size`` the number of allowed intervals per column, then 1
-    (the dummy column)."""
-    left, right, col, thr = tree
-    inner = left >= 0
-    cut = np.zeros(len(left), dtype=np.int64)
+def leaf_boxes(nodes, below, start, size) -> list[Boxes]:
+    """The :class:`Boxes` of every tree of :func:`_model_tables` (``nodes``: the trees end
+    to end, ``(left, right, column, threshold index, roots)``) over allowed intervals:
+    ``below[start[c] + j]`` is the number of allowed intervals of column c below its
+    threshold j (``x < T[c][j]`` iff the allowed index is below it), ``size`` the number of
+    allowed intervals per column, then 1 (the dummy column). All trees at once, level by
+    level: the numpy calls do not grow with the number of trees."""
+    left, right, col, thr, roots = nodes
+    n, dummy = len(left), len(size) - 1
+    inner = np.flatnonzero(left >= 0)
+    cut = np.zeros(n, dtype=np.int64)
     cut[inner] = below[start[col[inner]] + thr[inner]]
-    nodes, cols, lo, hi, ok = _tree_boxes(left, right, col, cut, size)
-    return Boxes(nodes[ok], cols[ok], lo[ok], hi[ok])
-
-
-@njit(cache=True)
-def _tree_boxes(left, right, col, cut, size):  # pragma: no cover - compiled
-    """Per leaf of one tree in preorder (left child first): its node, its path's columns
-    and ``[lo, hi)`` (see :class:`Boxes`), and whether every range is non-empty."""
-    n = left.size
-    dummy = size.size - 1
-    parent = np.full(n, -1, np.int64)
-    depth = np.zeros(n, np.int64)
-    order = np.empty(n, np.int64)
-    stack = np.empty(n, np.int64)
-    stack[0] = 0
-    sp, n_leaves, width = 1, 0, 1
-    while sp > 0:
-        sp -= 1
-        node = stack[sp]
-        if left[node] < 0:
-            order[n_leaves] = node
-            n_leaves += 1
-            width = max(width, depth[node])
-            continue
-        for child in (right[node], left[node]):  # the left child is popped first
-            parent[child] = node
-            depth[child] = depth[node] + 1
-            stack[sp] = child
-            sp += 1
-    nodes = order[:n_leaves].copy()
-    cols = np.full((n_leaves, width), dummy, np.int64)
-    lo = np.zeros((n_leaves, width), np.int64)
-    hi = np.ones((n_leaves, width), np.int64)
-    ok = np.ones(n_leaves, np.bool_)
-    path = np.empty(width + 1, np.int64)
-    for i in range(n_leaves):
-        d, node = 0, nodes[i]
-        while node >= 0:  # leaf first, root last
-            path[d] = node
-            d += 1
-            node = parent[node]
-        k = 0
-        for s in range(d - 1, 0, -1):  # the test of path[s] sends the point to path[s - 1]
-            inner = path[s]
-            c = col[inner]
-            m = 0
-            while m < k and cols[i, m] != c:
-                m += 1
-            if m == k:
-                cols[i, m], lo[i, m], hi[i, m] = c, 0, size[c]
-                k += 1
-            if left[inner] == path[s - 1]:
-                hi[i, m] = min(hi[i, m], cut[inner])
-            else:
-                lo[i, m] = max(lo[i, m], cut[inner])
-        for m in range(k):
-            if lo[i, m] >= hi[i, m]:
-                ok[i] = False
-    return nodes, cols, lo, hi, ok
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[left[inner]], parent[right[inner]] = inner, inner
+    levels, depth = [roots], np.zeros(n, dtype=np.int64)  # each level's inner nodes
+    while True:
+        level = levels[-1][left[levels[-1]] >= 0]
+        levels[-1] = level
+        if not level.size:
+            break
+        kids = np.concatenate([left[level], right[level]])
+        depth[kids] = depth[np.concatenate([level, level])] + 1
+        levels.append(kids)
+    weight = np.ones(n, dtype=np.int64)  # subtree sizes, then preorder positions
+    for level in reversed(levels):
+        weight[level] += weight[left[level]] + weight[right[level]]
+    pos = np.zeros(n, dtype=np.int64)
+    for level in levels:
+        pos[left[level]] = pos[level] + 1
+        pos[right[level]] = pos[level] + 1 + weight[left[level]]
+    tree = np.searchsorted(roots, np.arange(n), side="right") - 1
+    leaf = np.flatnonzero(left < 0)
+    leaf = leaf[np.lexsort((pos[leaf], tree[leaf]))]  # per tree, in preorder
+    # the path conditions: (leaf row, inner node, its depth, whether the path goes left)
+    rows, at, child = [np.arange(len(leaf))], [parent[leaf]], [leaf]
+    while True:
+        up = at[-1] >= 0
+        if not up.any():
+            break
+        rows[-1], at[-1], child[-1] = rows[-1][up], at[-1][up], child[-1][up]
+        rows.append(rows[-1])
+        at.append(parent[at[-1]])
+        child.append(at[-2])
+    row, node, via = (np.concatenate(a[:-1] + [np.zeros(0, np.int64)]) for a in (rows, at, child))
+    c, d = col[node], depth[node]
+    order = np.lexsort((d, c, row))  # by leaf, column, then depth
+    row, c, d, a, goes_left = row[order], c[order], d[order], cut[node][order], \
+        (left[node] == via)[order]
+    first = np.flatnonzero(np.r_[row.size > 0, (row[1:] != row[:-1]) | (c[1:] != c[:-1])])
+    lo = np.maximum.reduceat(np.where(goes_left, 0, a), first) if first.size else first
+    hi = np.minimum.reduceat(np.where(goes_left, a, size[c]), first) if first.size else first
+    row, c, d = row[first], c[first], d[first]
+    order = np.lexsort((d, row))  # a leaf's columns in the order of their first test
+    row, c, lo, hi = row[order], c[order], lo[order], hi[order]
+    rank = np.arange(len(row)) - np.searchsorted(row, row)
+    width = int(rank.max(initial=0)) + 1
+    cols = np.full((len(leaf), width), dummy, dtype=np.int64)
+    los = np.zeros((len(leaf), width), dtype=np.int64)
+    his = np.ones((len(leaf), width), dtype=np.int64)
+    cols[row, rank], los[row, rank], his[row, rank] = c, lo, hi
+    ok = np.ones(len(leaf), dtype=bool)
+    ok[row[lo >= hi]] = False
+    bounds = np.searchsorted(tree[leaf], np.arange(len(roots) + 1))
+    local = leaf - roots[tree[leaf]]  # node ids within each tree
+    return [Boxes(local[s:e][ok[s:e]], cols[s:e][ok[s:e]], los[s:e][ok[s:e]],
+                  his[s:e][ok[s:e]])
+            for s, e in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
 
 
 def _leaf_tables(trees, boxes_of, n: int, scores, dtype, base: float,
