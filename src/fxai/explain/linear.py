@@ -14,7 +14,8 @@ features sorted by decreasing δ, such a set is minimal iff it stops passing wit
 last (smallest) feature, so a depth-first search that adds features in that order and
 emits a set the moment it passes, pruning a branch when even all the features after it
 cannot make it pass, visits only branches that lead to an output: polynomial delay. The
-search is compiled (numba) and fills a buffer of sets, handed to Python in blocks.
+search is compiled (numba, :mod:`fxai.explain.linear_search`, loaded on the first
+enumeration) and fills a buffer of sets, handed to Python in blocks.
 
 Exactness. The oracle decides a sum within its float rounding band of the threshold by
 enumerating the tied completions with scikit-learn's own arithmetic. The search treats a
@@ -30,7 +31,6 @@ import time
 from collections.abc import Iterator
 
 import numpy as np
-from numba import njit
 
 from fxai import clocks
 from fxai.explain.marco import Event
@@ -91,6 +91,8 @@ def stream(o: Oracle, kind: str = "axp", time_limit: float | None = None,
                         "that decides (two classes, or one rival that can win)")
     valid_time_limit(time_limit)
     t0 = clock()
+    from fxai.explain.linear_search import passes, search  # compiled (numba)
+
     deltas = np.asarray(pair.slack.deltas, dtype=np.float64)
     order = np.argsort(-deltas, kind="stable").astype(np.int64)
     w = deltas[order]
@@ -102,7 +104,7 @@ def stream(o: Oracle, kind: str = "axp", time_limit: float | None = None,
     inclusive = (not strict) if kind == "axp" else strict
     state = _State(len(w))
     n = o.n_features
-    empty = _passes(0.0, theta, inclusive, 2.0 * pair.band)
+    empty = passes(0.0, theta, inclusive, 2.0 * pair.band)
     if empty == 1 or (empty < 0 and _exact(o, kind, ())):
         yield ()  # the empty set passes: it is the only minimal one
         return
@@ -113,8 +115,8 @@ def stream(o: Oracle, kind: str = "axp", time_limit: float | None = None,
             raise TimeLimitExceeded(f"linear enumeration: time limit of {time_limit} s "
                                     "reached", time_limit)
         buf = np.empty(BLOCK + n + 2, dtype=np.int64)
-        used = _search(w, order, suffix, theta, inclusive, 2.0 * pair.band, buf,
-                       state.idx, state.sums, state.nxt, state.meta)
+        used = search(w, order, suffix, theta, inclusive, 2.0 * pair.band, buf,
+                      state.idx, state.sums, state.nxt, state.meta)
         state.done = state.meta[0] < 0
         flat = buf[:used].tolist()
         at = 0
@@ -202,62 +204,6 @@ def _exact(o: Oracle, kind: str, xp: tuple[int, ...]) -> bool:
     passes = (lambda s: o.entails(fixed(s))) if kind == "axp" else (
         lambda s: not o.entails(fixed(s)))
     return passes(xp) and not any(passes(set(xp) - {f}) for f in xp)
-
-
-@njit(cache=True)
-def _passes(s, theta, inclusive, band):  # pragma: no cover - compiled
-    """1 if the sum ``s`` passes ``theta``, 0 if not, -1 within ``band`` of it."""
-    if abs(s - theta) <= band:
-        return -1
-    return 1 if (s >= theta if inclusive else s > theta) else 0
-
-
-@njit(cache=True)
-def _search(w, order, suffix, theta, inclusive, band, buf, idx, sums, nxt,
-            meta):  # pragma: no cover - compiled
-    """Resume the depth-first search until ``buf`` (``BLOCK`` + room for one set) is full
-    or the search ends (meta[0] = -1); each set is written as its size, a flag (1: the
-    oracle must check it), then its features (sorted). Returns the entries written."""
-    n = w.size
-    d, taint = meta[0], meta[1]
-    used = 0
-    limit = buf.size - n - 2
-    while d >= 0 and used <= limit:
-        j = nxt[d]
-        if j >= n:
-            if taint >= d:  # the undecided node (if any) is the one left
-                taint = n + 5
-            d -= 1
-            if d >= 0:
-                nxt[d] += 1
-            continue
-        if _passes(sums[d] + suffix[j], theta, inclusive, band) == 0:
-            nxt[d] = n  # not even with every later feature: nor for any later j
-            continue
-        s = sums[d] + w[j]
-        p = _passes(s, theta, inclusive, band)
-        if p != 0:  # passes (or may): a set, minimal by the order unless undecided
-            flagged = 1 if (p < 0 or taint <= d) else 0
-            buf[used] = d + 1
-            buf[used + 1] = flagged
-            for a in range(d):
-                buf[used + 2 + a] = order[idx[a]]
-            buf[used + 2 + d] = order[j]
-            seg = buf[used + 2:used + 3 + d]
-            seg.sort()
-            used += 3 + d
-        if p == 1:
-            nxt[d] = j + 1
-            continue
-        idx[d] = j  # does not pass (or may not): search on below it
-        sums[d + 1] = s
-        if p < 0 and taint > d + 1:
-            taint = d + 1
-        d += 1
-        nxt[d] = j + 1
-    meta[0] = d
-    meta[1] = taint
-    return used
 
 
 def warm_up() -> float:

@@ -27,7 +27,7 @@ import numpy as np
 
 from fxai.models.boosted import reject_missing
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _search, _undecided
+from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _undecided
 from fxai.oracles.registry import register
 
 _FIRST_PASS = 1 << 20  # leaves tested per rival in the quick first pass
@@ -118,16 +118,18 @@ class ScoreOracle(BoostedOracle):
         """One pass over ``rivals`` in order, each search resumed from its stack of boxes in
         ``stacks`` (the box of ``mask`` at first): (a counterexample or None, the rivals
         left undecided within ``limit`` more leaves tested each)."""
+        from fxai.oracles.search import search  # compiled: numba loads on the first search
+
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
         undecided = []
         for j in rivals:
             cf, clo, chi, val, jv, starts, tol = self._pair(j)
             base = np.array([ens.base[c], -ens.base[j]], dtype=ens.dtype)
-            point, *stacks[j] = _search(cf, clo, chi, val, starts,
-                                        float(ens.base[c]) - float(ens.base[j]), ens.dtype(0),
-                                        j < c, *(stacks.get(j) or self._root(mask)), self._v,
-                                        tol, jv, base, divisor, limit)
+            point, *stacks[j] = search(cf, clo, chi, val, starts,
+                                       float(ens.base[c]) - float(ens.base[j]), ens.dtype(0),
+                                       j < c, *(stacks.get(j) or self._root(mask)), self._v,
+                                       tol, jv, base, divisor, limit)
             if _undecided(point):
                 undecided.append(j)
             elif point.size:

@@ -1,0 +1,202 @@
+"""The compiled branch and bound of the tree-ensemble oracles (numba; see
+:mod:`fxai.oracles.boosted` for the search and the tables it reads). A module of its own so
+that numba loads on the first search, not when an oracle that never searches (the SAT
+oracles of forest votes) is imported or built."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _best_leaves(cf, clo, chi, val, starts, lo, hi, first):  # pragma: no cover - compiled
+    """(sum over trees of the lowest-valued leaf reachable in the box [lo, hi), the number
+    of leaves tested); leaves are sorted by value within each tree; ``first[t]`` receives
+    tree t's leaf."""
+    total = 0.0
+    tested = 0
+    for t in range(starts.size):
+        end = starts[t + 1] if t + 1 < starts.size else cf.shape[0]
+        leaf, k = _first_reachable(cf, clo, chi, lo, hi, starts[t], end)
+        tested += k
+        if leaf >= 0:
+            first[t] = leaf
+            total += val[leaf]
+    return total, tested
+
+
+@njit(cache=True, inline="always")  # (as a call per leaf scan, the search ran slower)
+def _first_reachable(cf, clo, chi, lo, hi, start, end):  # pragma: no cover - compiled
+    """(the first of the leaves ``start..end-1`` whose box meets [lo, hi), or -1; the
+    leaves tested)."""
+    for leaf in range(start, end):
+        ok = True
+        for d in range(cf.shape[1]):
+            f = cf[leaf, d]
+            if lo[f] >= chi[leaf, d] or hi[f] <= clo[leaf, d]:
+                ok = False
+                break
+        if ok:
+            return leaf, leaf - start + 1
+    return -1, end - start
+
+
+@njit(cache=True)
+def _children(cf, clo, chi, val, starts, lo, hi, f, s, spare):  # pragma: no cover - compiled
+    """The bounds of the box [lo, hi) split at ``x_f < s`` (below, above) and the leaves
+    tested; ``lo`` and ``hi`` are left as they were."""
+    keep = hi[f]
+    hi[f] = s
+    below, w_a = _best_leaves(cf, clo, chi, val, starts, lo, hi, spare)
+    hi[f] = keep
+    keep = lo[f]
+    lo[f] = s
+    above, w_b = _best_leaves(cf, clo, chi, val, starts, lo, hi, spare)
+    lo[f] = keep
+    return below, above, w_a + w_b
+
+
+@njit(cache=True)
+def _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first):  # pragma: no cover
+    """(the separating feature f, one with ``L[f] >= H[f]``, whose split at ``H[f]`` raises
+    the sum of the two children's bounds most, or -1 if none separates; leaves tested). A
+    child's bound differs from the box's only in the trees whose chosen leaf (``first``) it
+    excludes: each such tree is searched on from that leaf."""
+    n_leaves, depth = cf.shape
+    n = L.size - 1
+    gain = np.zeros(n)
+    tested = 0
+    for t in range(starts.size):
+        end = starts[t + 1] if t + 1 < starts.size else n_leaves
+        leaf = first[t]
+        for d in range(depth):
+            f = cf[leaf, d]
+            if f == n or L[f] < H[f]:
+                continue
+            s = H[f]
+            for below in (True, False):
+                if below and clo[leaf, d] >= s:  # the child x_f < s excludes this leaf
+                    keep = hi[f]
+                    hi[f] = s
+                elif not below and chi[leaf, d] <= s:  # the child x_f >= s excludes it
+                    keep = lo[f]
+                    lo[f] = s
+                else:
+                    continue
+                nxt, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+                tested += k
+                if nxt >= 0:
+                    gain[f] += val[nxt] - val[leaf]
+                if below:
+                    hi[f] = keep
+                else:
+                    lo[f] = keep
+    c = -1
+    best = -np.inf
+    for f in range(n):
+        if L[f] >= H[f] and gain[f] > best:
+            best, c = gain[f], f
+    return c, tested
+
+
+@njit(cache=True)
+def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - compiled
+    """Does the pick of leaves ``first`` change the class in the library's arithmetic (in
+    ``base``'s dtype: two sums, intercept first then trees in order, each divided by
+    ``divisor``, then added; the second sum's addends are negated, which rounds
+    symmetrically, so the result's sign is that of the difference of the two scores)?"""
+    acc = base.copy()
+    for t in range(first.size):
+        acc[0] += jv[first[t], 0]
+        acc[1] += jv[first[t], 1]
+    acc[0] = acc[0] / divisor
+    acc[1] = acc[1] / divisor
+    acc[0] = acc[0] + acc[1]
+    return acc[0] < cut or (acc[0] == cut and inclusive)
+
+
+@njit(cache=True)
+def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, tol, jv,
+            base, divisor, limit):  # pragma: no cover - compiled
+    """Depth-first branch and bound (see the module docstring) over the stack of boxes
+    ``slo[:top]``, ``shi[:top]`` (per-feature interval ranges [lo, hi)); returns (a
+    counterexample's intervals or an empty array, the stack, its height). Bounds are
+    float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the rounding
+    bound); a pick of compatible leaves is judged in the library's own float arithmetic
+    (:func:`_changes`), and if it does not change the class while other picks remain in the
+    box, the box is split off around it. With ``limit`` >= 0 the search stops once it has
+    tested that many leaves (its work, whatever a box costs), returning ``[-1]`` and the
+    boxes left, from which a next call resumes."""
+    n1 = slo.shape[1]
+    n = n1 - 1
+    first = np.empty(starts.size, dtype=np.int64)
+    spare = np.empty(starts.size, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    work = 0
+    L = np.empty(n1, dtype=np.int64)
+    H = np.empty(n1, dtype=np.int64)
+    while top > 0:
+        if limit >= 0 and work > limit:
+            return np.full(1, -1, dtype=np.int64), slo, shi, top
+        top -= 1
+        lo = slo[top].copy()
+        hi = shi[top].copy()
+        b, w = _best_leaves(cf, clo, chi, val, starts, lo, hi, first)
+        work += w
+        if b + offset > tol:  # (only a first box: children are pushed within the bound)
+            continue
+        L[:] = lo
+        H[:] = hi
+        for t in range(starts.size):
+            leaf = first[t]
+            for d in range(cf.shape[1]):
+                f = cf[leaf, d]
+                L[f] = max(L[f], clo[leaf, d])
+                H[f] = min(H[f], chi[leaf, d])
+        c, w = _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first)
+        work += w
+        if c >= 0:  # one chosen leaf needs x_c below s, another at or above it
+            s = H[c]
+            bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, spare)
+            work += w
+        elif _changes(first, jv, base, divisor, cut, inclusive):  # compatible: a counterexample
+            point = np.empty(n, dtype=np.int64)
+            for f in range(n):
+                point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]
+            return point, slo, shi, top
+        else:  # a float32 near-tie that keeps the class: cut the box down to the pick
+            for f in range(n):
+                if L[f] > lo[f] or H[f] < hi[f]:
+                    c = f
+                    break
+            if c < 0:
+                continue  # every point of the box takes this pick
+            s = L[c] if L[c] > lo[c] else H[c]
+            bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, spare)
+            work += w
+        hi_a = hi.copy()
+        hi_a[c] = s
+        lo_b = lo.copy()
+        lo_b[c] = s
+        keep_a = bound_a + offset <= tol
+        keep_b = bound_b + offset <= tol
+        if top + 2 > slo.shape[0]:
+            cap = 2 * slo.shape[0] + 2
+            slo2 = np.empty((cap, n1), dtype=np.int64)
+            shi2 = np.empty((cap, n1), dtype=np.int64)
+            slo2[:top] = slo[:top]
+            shi2[:top] = shi[:top]
+            slo, shi = slo2, shi2
+        # push the worse child first so that the better one (lower bound) is explored first
+        order = (0, 1) if bound_a >= bound_b else (1, 0)
+        for side in order:
+            if side == 0 and keep_a:
+                slo[top] = lo
+                shi[top] = hi_a
+                top += 1
+            elif side == 1 and keep_b:
+                slo[top] = lo_b
+                shi[top] = hi
+                top += 1
+    return none, slo, shi, 0
