@@ -281,6 +281,30 @@ def test_describe_states_an_explanation_in_the_users_terms():
         explain.describe(o, [0], kind="why")
 
 
+def test_describe_never_states_a_rule_the_model_does_not_follow():
+    """Issue 66: a CXp described as an AXp (the default kind) printed a false rule. Each
+    set is now asked of the oracle for what kind and minimal claim."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    o = oracles.for_model(clf, X.iloc[0])
+    axp, cxp = explain.find_axp(o), explain.find_cxp(o)
+    assert not o.entails(cxp)  # the set of the report: fixing it does not decide the class
+    with pytest.raises(ValueError, match="does not keep class .*: not an AXp"):
+        explain.describe(o, cxp)
+    with pytest.raises(ValueError, match="cannot change class .*: not a CXp"):
+        explain.describe(o, [], kind="cxp")
+    spare = sorted(set(axp) | {next(f for f in range(o.n_features) if f not in axp)})
+    with pytest.raises(ValueError, match="weak AXP, not minimal: without '.*' it still keeps"):
+        explain.describe(o, spare)
+    assert str(explain.describe(o, spare, minimal=False)).startswith("(weak AXP, not minimal")
+    assert str(explain.describe(o, cxp, kind="cxp")).startswith(f"class {o.prediction!r} can")
+    wider = sorted(set(cxp) | {next(f for f in range(o.n_features) if f not in cxp)})
+    with pytest.raises(ValueError, match="weak CXP, not minimal: without '.*' it still can"):
+        explain.describe(o, wider, kind="cxp")
+
+
 def test_text_columns_are_encoded_and_explained_by_their_labels():
     """The documented route with a plain text column (not pd.Categorical): encode codes it,
     domains=frame ranges over its values, the instance may give the text."""

@@ -302,8 +302,9 @@ def test_a_weak_axp_at_a_time_limit_is_never_shown_as_an_axp(tree, monkeypatch):
     assert out.explanation.str.startswith("(weak AXP, not minimal: the time limit was "
                                           "reached) IF ").all()
     o = oracles.for_model(clf, X[0])
-    assert str(explain.describe(o, [0], minimal=False)).startswith("(weak AXP, not minimal")
-    assert str(explain.describe(o, [0])).startswith("IF ")
+    axp = explain.find_axp(o)
+    assert str(explain.describe(o, axp, minimal=False)).startswith("(weak AXP, not minimal")
+    assert str(explain.describe(o, axp)).startswith("IF ")
 
     def nothing(o, time_limit=None):
         raise TimeLimitExceeded("stopped", 1.0, None)

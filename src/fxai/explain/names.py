@@ -136,6 +136,10 @@ def describe(o: Oracle, xp, kind: str = "axp", minimal: bool = True) -> Explanat
     ``o``'s instance as an :class:`Explanation`; ``kind``: "axp" or "cxp"; ``minimal``
     false for a weak one (the ``partial`` of a time limit), which it then says.
 
+    What it states is asked of the oracle first (``1 + len(xp)`` questions with
+    ``minimal``, else one): a set that is not what ``kind`` and ``minimal`` say is a
+    ``ValueError`` naming the mistake, never a false rule.
+
     Parameters
     ----------
     o : Oracle
@@ -171,10 +175,46 @@ def describe(o: Oracle, xp, kind: str = "axp", minimal: bool = True) -> Explanat
     >>> o = oracles.for_model(clf, {"colour": "blue", "n": 2}, domains=df)
     >>> print(describe(o, explain.find_axp(o)))
     IF colour = 'blue' THEN class 0
+
+    A set that is not what ``kind`` says is refused:
+
+    >>> describe(o, [1])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: describe: fixing ['n'] does not keep class 0 (a point with the others free ...
     """
     if kind not in ("axp", "cxp"):
         raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
     feats = indices(o, xp, "describe")
+    _check(o, feats, kind, minimal)
+    return explanation(o, feats, kind, minimal)
+
+
+def _check(o: Oracle, feats: tuple[int, ...], kind: str, minimal: bool) -> None:
+    """Raise ``ValueError`` unless ``feats`` is an AXp / CXp of ``o`` (a weak one unless
+    ``minimal``): the rule :func:`describe` would print must hold."""
+    every = set(range(o.n_features))
+    # holds(S): the defining property (an AXp's S fixed keeps the class; a CXp's S freed
+    # can change it)
+    holds = (lambda s: o.entails(set(s))) if kind == "axp" else (
+        lambda s: not o.entails(every - set(s)))
+    shown, cls = names(o, list(feats)), plain(o.prediction)
+    if not holds(feats):
+        raise ValueError(
+            f"describe: fixing {shown} does not keep class {cls!r} (a point with the others "
+            "free is of another class): not an AXp" if kind == "axp" else
+            f"describe: freeing {shown} cannot change class {cls!r}: not a CXp")
+    if minimal:
+        for f in feats:
+            if holds(set(feats) - {f}):
+                raise ValueError(
+                    f"describe: {shown} is a weak {kind.upper()}, not minimal: without "
+                    f"{names(o, f)!r} it still {'keeps' if kind == 'axp' else 'can change'} "
+                    f"class {cls!r}; pass minimal=False to describe it as weak")
+
+
+def explanation(o: Oracle, feats, kind: str, minimal: bool) -> Explanation:
+    """The :class:`Explanation` of sorted feature indices ``feats``, unchecked (for the
+    callers that computed them as ``kind``: :func:`fxai.explain.explain_rows`)."""
     shown = values(o)
     return Explanation(kind, feats, tuple(names(o, list(feats))),
                        tuple(shown[f] for f in feats), plain(o.prediction), bool(minimal))

@@ -7,7 +7,7 @@ import logging
 import time
 
 from fxai.explain.extract import find_axp, find_cxp
-from fxai.explain.names import describe
+from fxai.explain.names import explanation
 from fxai.oracles.base import TimeLimitExceeded, valid_time_limit
 from fxai.oracles.registry import for_model
 
@@ -74,7 +74,7 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
             xp, status = e.partial, "time limit"
         if xp is None and status == "ok":
             xp, status = [], "constant"
-        d = describe(o, xp or [], kind, minimal=status != "time limit")
+        d = explanation(o, tuple(sorted(xp or [])), kind, minimal=status != "time limit")
         text = str(d) if xp is not None else (
             f"(none: the time limit was reached before a weak {kind.upper()})")
         out.append({"row": label, "prediction": d.prediction, "features": list(d.features),
