@@ -124,12 +124,20 @@ def test_fxai_explain_reads_a_lightgbm_csv_with_spaces_in_its_header(cancer_lgbm
 
 # ---- 3. a model without feature names and a CSV with a header ---------------------------
 
-@pytest.fixture(scope="module")
-def unnamed():
+@pytest.fixture(scope="module", params=["tree", "pipeline"])
+def unnamed(request):
+    """A tree fitted on an array, bare or in a Pipeline (issue 66: the Pipeline demanded
+    the names x0, x1, ... of a CSV)."""
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     rng = np.random.default_rng(3)
     X = rng.integers(0, 3, size=(300, 3))
     y = (X[:, 0] > X[:, 2]).astype(int)
-    return DecisionTreeClassifier(random_state=0).fit(X, y), X  # fitted on an array
+    clf = DecisionTreeClassifier(random_state=0)
+    if request.param == "pipeline":
+        clf = make_pipeline(StandardScaler(), clf)
+    return clf.fit(X, y), X
 
 
 def test_the_library_says_a_named_row_was_read_by_position(unnamed):
@@ -140,8 +148,10 @@ def test_the_library_says_a_named_row_was_read_by_position(unnamed):
     with pytest.warns(PositionalWarning, match=r"read by position \(c -> x0, a -> x1"):
         oracles.for_model(clf, row)
     o = oracles.for_model(clf, row, columns=["a", "b", "c"])  # by name
-    assert o.instance == [int(v) for v in X[0]] and o.feature_names == ["a", "b", "c"]
+    assert explain.values(o) == [int(v) for v in X[0]] and o.feature_names == ["a", "b", "c"]
     assert o.prediction == clf.predict(X[:1])[0]
+    with pytest.raises(ValueError, match="given by feature name needs feature names"):
+        oracles.for_model(clf, dict(row))
     assert verify.check_all(clf, row, [explain.find_axp(o)], [], columns=["a", "b", "c"]) == (
         [True], [])
     with pytest.raises(ValueError, match="columns .* differ from the feature names"):

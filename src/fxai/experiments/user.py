@@ -135,7 +135,7 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
 
     out = drive(explain_, clock=clock, check=check)
     (o, r), (verified, unchecked) = out.result, out.verdict
-    notes = unseen(model, x, vote, missing)
+    notes = unseen(model, x, vote, missing, names)
     ffa = explain.ffa_from_axps(r.axps)
     return {
         "instance": dict(zip(o.feature_names, explain.values(o), strict=True)),  # as in the CSV
@@ -153,21 +153,22 @@ def explain_row(model, x, domains, time_limit: float, clock: str, columns: list[
     }
 
 
-def unseen(model, x, vote, missing) -> list[str]:
+def unseen(model, x, vote, missing, columns=None) -> list[str]:
     """The row's categories its model reads as any other value (one note each)."""
     from fxai.models import convert as conversion
 
     conv = conversion.converter(model)
     if conv is None or not conv.codes(missing):
         return []
-    return conversion.convert(conv, model, None, vote, missing).unseen(x)
+    return conversion.coded_schema(conv, model, vote, missing, columns).unseen(x)
 
 
 def unnamed(conv, model) -> bool:
-    """The model knows no feature names (a row is then read by position)."""
+    """The model knows no feature names (a row is then read by position; a Pipeline fitted
+    on an array too)."""
     from fxai.models.schema import model_names
 
-    return not (conv is not None and conv.coded) and model_names(model) is None
+    return model_names(model) is None
 
 
 def model_columns(given: str | None, conv, model, columns: list[str], model_path,

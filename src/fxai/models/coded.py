@@ -105,6 +105,25 @@ class Encoded:
     missing_hint: str = NO_MISSING
     alias: Callable[[str], str] | None = None  # the model's spelling of a user's name
     values: tuple | None = None  # per column its finite raw values, or None (any)
+    named: bool = True  # False: fitted without feature names, rows read by position
+
+    def by_position(self, columns=None) -> Encoded:
+        """This model, fitted without feature names (its column names stand in): rows read
+        by position, or with ``columns`` (the user's names of its columns, in order) as its
+        names."""
+        if columns is None:
+            return dataclasses.replace(self, named=False)
+        if len(columns) != len(self.columns):
+            raise ValueError(f"columns has {len(columns)} names, the model {len(self.columns)} "
+                             "columns")
+        return dataclasses.replace(self, columns=tuple(
+            dataclasses.replace(c, name=str(n)) for c, n in zip(self.columns, columns,
+                                                                strict=True)), alias=None)
+
+    @property
+    def row_names(self) -> list[str] | None:
+        """The names a row is read by (None: by position)."""
+        return self.names if self.named else None
 
     @property
     def names(self) -> list[str]:
@@ -170,7 +189,7 @@ class Encoded:
     def unseen(self, x) -> list[str]:
         """Per category of the raw instance ``x`` that its column does not know (a typo,
         another case, an extra space) and reads as any other value: what was read how."""
-        values = read_row(x, self.names, alias=self.alias)
+        values = read_row(x, self.row_names, alias=self.alias)
         return [f"{v!r} is not a category of {c.name!r}; read as any other value"
                 for c, v in zip(self.columns, values, strict=True)
                 if c.kind == "category" and c.other and not missing_value(v)
@@ -179,7 +198,7 @@ class Encoded:
     def read(self, x) -> tuple[list[int], list]:
         """(the codes of the raw instance ``x``: a Series or dict by column name, a 1-row
         DataFrame or a row in column order; per column its labels)."""
-        values = read_row(x, self.names, alias=self.alias)
+        values = read_row(x, self.row_names, n=len(self.columns), alias=self.alias)
         for i, (c, v) in enumerate(zip(self.columns, values, strict=True)):
             if missing_value(v) and not c.missing and c.kind != "unused":
                 raise ValueError(f"feature {c.name!r} is missing (NaN): {self.missing_hint}")

@@ -222,6 +222,19 @@ class Entry:
     names: list[str] | None  # the features' names as the row gives them
 
 
+def coded_schema(conv: Converter, model, vote, missing: bool, columns=None):
+    """The coded model (:class:`~fxai.models.coded.Encoded`) of a kind that ``codes`` its
+    columns, its columns checked against ``columns`` (the user's names, in order); a model
+    fitted without feature names reads rows by position, or takes ``columns`` as its
+    names."""
+    from fxai.models.schema import model_names
+
+    schema = convert(conv, model, None, vote, missing)
+    if model_names(model) is None:
+        return schema.by_position(columns)
+    return schema.restricted(None, columns)
+
+
 def way_in(model: object, x, domains=None, vote: str | None = None, missing: bool = False,
            columns=None, who: str = "for_model",
            refuse: Callable[[object], None] = lambda model: None,
@@ -238,12 +251,12 @@ def way_in(model: object, x, domains=None, vote: str | None = None, missing: boo
     conv = converter(model)
     check_keywords(conv, model, {"domains": domains, "vote": vote, "missing": missing}, who)
     if conv is not None and conv.codes(missing):
-        schema = convert(conv, model, None, vote, missing).restricted(domains, columns)
+        schema = coded_schema(conv, model, vote, missing, columns).restricted(domains)
         values, labels = schema.read(x)
-        raw = read_row(x, schema.names, alias=schema.alias)
+        raw = read_row(x, schema.row_names, n=len(schema.columns), alias=schema.alias)
         return Entry(model, conv.kind, schema.model, values, labels, raw,
                      schema.code_domains, None if schema.values is None else list(schema.values),
-                     user_names(x, schema.names, schema.alias))
+                     user_names(x, schema.names, schema.alias) if schema.named else None)
     if conv is None:
         refuse(model)
     schema = Schema.of(model, domains, columns)
