@@ -152,3 +152,37 @@ def test_a_multi_class_model_with_one_possible_rival_is_enumerated_linearly():
     assert o.n_classes == 3 and o.prediction == 0 and linear.applies(o)
     b = BruteForceOracle(o.nbc.predict, [range(2)] * 6, [0] * 6)
     assert _both(o) == (sorted(all_axps(b)), sorted(all_cxps(b)))
+
+
+def test_all_xps_takes_its_target_first_and_leaves_time_to_sort(monkeypatch):
+    """Issue 66: a 10-s limit returned after 20 s (the final sort of millions of sets), and
+    target="cxp" was ignored. With the sort priced at 1 s a set, a 60-s limit stops the
+    enumeration after its first block of 4,096 sets, all of the target's kind."""
+    from fxai.explain import exact
+
+    monkeypatch.setattr(exact, "SORT_S", 1.0)
+    o = _many(40)
+    for target, kind in (("cxp", "cxps"), ("axp", "axps"), ("switch", "axps")):
+        r = explain.all_xps(o, time_limit=60, target=target)
+        other = "axps" if kind == "cxps" else "cxps"
+        assert not r.complete and len(getattr(r, kind)) == 4096 and getattr(r, other) == []
+        assert getattr(r, kind) == sorted(getattr(r, kind))
+    with pytest.raises(ValueError, match="target must be"):
+        explain.all_xps(o, target="both")
+
+
+def test_the_compiled_search_is_loaded_before_the_clock_starts(monkeypatch):
+    """Issue 66: the first call of a process spent its 1-s limit loading numba. The linear
+    route primes it (once per process) before its first clock reading."""
+    from fxai import clocks
+
+    order = []
+    monkeypatch.setattr(linear, "prime", lambda: order.append("prime"))
+    real = clocks.CLOCKS["cpu"]
+    monkeypatch.setitem(clocks.CLOCKS, "cpu", lambda: order.append("clock") or real())
+    model, _, x = random_nbc(3, 6, max_dom=3)
+    o = oracles.for_model(model, x)
+    explain.all_xps(o, time_limit=5)
+    list(linear.Enumeration(o, time_limit=5))
+    assert order[0] == "prime" and order.count("prime") >= 2
+    assert linear.warm_up() >= 0.0
