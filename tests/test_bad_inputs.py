@@ -316,5 +316,43 @@ def test_a_valid_model_of_another_type_gets_no_advice_to_delete_it(tmp_path):
     joblib.dump(GradientBoostingClassifier(n_estimators=2).fit([[0], [1]], [0, 1]), path)
     with pytest.raises(models.ModelError, match="it holds a GradientBoostingClassifier") as e:
         models.load(path)
-    assert "delete" not in str(e.value) and "Pass a model of one of those types" in str(
+    assert "delete" not in str(e.value) and "pass a model of one of those types" in str(
         e.value)
+
+
+def test_what_people_save_with_joblib_is_read_and_the_rest_exits_2(tmp_path, capsys):
+    """Issue 66: an XGBClassifier saved with joblib was refused as "not a valid joblib
+    model"; a model fxai cannot read (AdaBoost, a regressor, a multi-output tree) gave exit 1
+    and a TypeError text, or a traceback. XGBoost is read; the others exit 2 with one line
+    naming what the model is and what fxai reads."""
+    import joblib
+    import numpy as np
+    import pandas as pd
+    import xgboost as xgb
+    from sklearn.ensemble import AdaBoostClassifier, RandomForestRegressor
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fxai.cli import main
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (60, 3)).astype(float)
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    pd.DataFrame(X[:2], columns=list("abc")).to_csv(tmp_path / "rows.csv", index=False)
+    models = {"xgb": xgb.XGBClassifier(n_estimators=3, max_depth=2).fit(X, y),
+              "ada": AdaBoostClassifier(n_estimators=2).fit(X, y),
+              "regressor": RandomForestRegressor(n_estimators=2).fit(X, y),
+              "two_outputs": DecisionTreeClassifier().fit(X, np.c_[y, 1 - y])}
+    said = {"ada": "it holds a AdaBoostClassifier; fxai reads a CategoricalNB",
+            "regressor": "it holds a RandomForestRegressor; fxai reads",
+            "two_outputs": "a DecisionTreeClassifier with 2 outputs (fitted on a 2-column"}
+    for name, model in models.items():
+        joblib.dump(model, tmp_path / f"{name}.joblib")
+        out = tmp_path / f"{name}.json"
+        code = main(["explain", "--model", str(tmp_path / f"{name}.joblib"), "--instances",
+                     str(tmp_path / "rows.csv"), "--out", str(out)])
+        err = capsys.readouterr().err
+        if name == "xgb":
+            assert code == 0 and out.exists()
+            continue
+        assert code == 2 and not out.exists(), err
+        assert len(err.strip().splitlines()) == 1 and said[name] in err, err

@@ -21,7 +21,7 @@ from pathlib import Path
 import fxai
 import fxai.commands
 from fxai import forkclient
-from fxai.errors import DataError, FetchError, ModelError, NearTieError, ScoreError
+from fxai.errors import DataError, FetchError, ModelError, ModelKindError, NearTieError, ScoreError
 
 #: errors of the input (files, values), printed on one line without a traceback; so is an
 #: OSError naming a file (missing, unreadable, a folder)
@@ -151,7 +151,7 @@ def run(argv: list[str] | None = None) -> int:
         if not isinstance(e, INPUT_ERRORS) and not (isinstance(e, OSError) and e.filename):
             raise  # a bug: the traceback is what to report
         print(f"fxai {chosen}: error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, ModelKindError) else 1  # a model of another kind: usage
 
 
 if __name__ == "__main__":

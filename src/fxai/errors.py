@@ -14,6 +14,11 @@ class ModelError(ValueError):
     """A model file is missing, corrupt or of the wrong kind (names the file, says what to do)."""
 
 
+class ModelKindError(ModelError):
+    """A model file holds a model of a kind fxai does not read (names it and what fxai
+    reads): a usage error, exit 2 in the CLI."""
+
+
 class ScoreError(ValueError):
     """A user score that cannot be loaded or returned something other than one finite
     number per feature (the message names the score)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fxai.errors import ModelError
+from fxai.errors import ModelError, ModelKindError
 
 
 @dataclass(frozen=True)
@@ -120,14 +120,17 @@ def _read(path: Path, family: str | None, n_features: int | None):
 
     model = _unpickle(path)
     fam = FAMILIES.get(family or "")
-    wanted = fam.kinds if fam is not None else tuple(
-        k for f in FAMILIES.values() if f.suffix == ".joblib" for k in f.kinds)
+    # a user's joblib file: what people save with joblib, an XGBClassifier too
+    wanted = fam.kinds if fam is not None else tuple(dict.fromkeys(
+        k for f in FAMILIES.values() for k in f.kinds))
     if not is_kind(model, *wanted):
         from fxai.models.kinds import CLASSES
 
-        names = [n for k in dict.fromkeys(wanted) for n in CLASSES[k][1]
+        names = [{"Booster": "XGBoost Booster", "XGBModel": "XGBClassifier"}.get(n, n)
+                 if k == "xgboost" else n for k in dict.fromkeys(wanted) for n in CLASSES[k][1]
                  if k != "lightgbm" or n != "Booster"]
-        raise TypeError(f"it holds a {type(model).__name__}, not a " + " or ".join(names))
+        listed = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        raise TypeError(f"it holds a {type(model).__name__}; fxai reads a {listed}")
     return model
 
 
@@ -150,14 +153,18 @@ def load(path: str | Path, n_features: int | None = None, family: str | None = N
     except Exception as e:  # any library's error on a bad file: say which file and what to do
         reason = (str(e).strip().splitlines() or [""])[0][:300]
         if isinstance(e, TypeError) and reason.startswith("it holds a"):  # a readable model
-            advice = "Pass a model of one of those types."
-        else:  # never advise deleting a file the workflow may not have made
-            advice = ("It is corrupt, cut short or of another kind. If the workflow trained "
-                      "it (results/<profile>/models/), delete it and rerun snakemake, which "
-                      "trains it again; a model file of your own is not made by the workflow: "
-                      "save it again from your code.")
+            if family is None:  # a user's model of a kind fxai does not read
+                raise ModelKindError(f"model file {path}: {reason}: pass a model of one of "
+                                     "those types.") from None
+            raise ModelError(f"model file {path} is not a valid {what} model ({reason}). "
+                             "Pass a model of one of those types.") from None
+        # never advise deleting a file the workflow may not have made
         raise ModelError(f"model file {path} is not a valid {what} model "
-                         f"({type(e).__name__}: {reason}). {advice}") from e
+                         f"({type(e).__name__}: {reason}). It is corrupt, cut short or of "
+                         "another kind. If the workflow trained it (results/<profile>/"
+                         "models/), delete it and rerun snakemake, which trains it again; a "
+                         "model file of your own is not made by the workflow: save it again "
+                         "from your code.") from e
 
 
 def check_features(model, path: str | Path, n_features: int, data: str | Path) -> None:

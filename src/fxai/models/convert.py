@@ -178,6 +178,12 @@ def convert(conv: Converter | None, model, domains=None, vote: str | None = None
         return model
     options = (domains, vote, missing)
     owner, stamp = conv.owner(model), conv.stamp(model, options)
+    final = model.steps[-1][1] if conv.kind == "pipeline" else owner
+    outputs = getattr(final, "n_outputs_", 1)
+    if isinstance(outputs, int) and outputs > 1:
+        raise TypeError(f"a {type(final).__name__} with {outputs} outputs (fitted on a "
+                        f"{outputs}-column target): fxai explains a classifier of one "
+                        "class label per row; fit one model per target column")
     key = id(owner)
     hit = _CACHE.get(key)
     if hit is not None and hit[0]() is owner and _same(hit[1], stamp):
