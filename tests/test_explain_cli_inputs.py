@@ -161,3 +161,34 @@ def test_not_checked_names_its_reason(tree_files, monkeypatch, capsys, seconds, 
     if why == "size":
         assert "9000000 completions" in rows[0]["not_checked"]
     assert f"3 not checked ({why})" in capsys.readouterr().out
+
+
+def test_ctrl_c_inside_a_sat_solver_is_an_interrupt(tree_files, monkeypatch, capsys):
+    """Issue 66: Ctrl-C during a SAT check printed 50 lines ending `pysolvers.error: Caught
+    keyboard interrupt` and exited 1. PySAT's own error for it is a KeyboardInterrupt."""
+    import pysolvers
+    from pysat.solvers import Solver
+
+    from fxai.commands import explain
+    from fxai.oracles.votes import solve
+
+    def interrupted(*args, **kwargs):  # what a solver raises when SIGINT arrives in it
+        raise pysolvers.error("Caught keyboard interrupt")
+
+    class Deadline:
+        deadline = None
+
+    solver = Solver(name="glucose4", bootstrap_with=[[1, 2]])
+    monkeypatch.setattr(solver, "solve", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        solve(solver, [], Deadline())
+
+    def in_the_check(*args, **kwargs):
+        solve(solver, [], Deadline())
+
+    monkeypatch.setattr(explain, "explain_row", in_the_check)
+    out = tree_files / "out.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(out)]) == 130
+    assert capsys.readouterr().err.strip() == "fxai explain: interrupted"
+    assert not out.exists()

@@ -1,6 +1,8 @@
 """The errors whose message says all (the file or key, what failed, what to do): the CLI
 prints them without a traceback. The bottom layer: every module may raise them."""
 
+import contextlib
+
 
 class DataError(ValueError):
     """A dataset file or registry entry is unusable (names the file or entry and the problem)."""
@@ -27,3 +29,16 @@ class ScoreError(ValueError):
 class NearTieError(ValueError):
     """Too many completions of an NBC instance tie (within float rounding) to check each one:
     the explanation cannot be decided exactly (the message says how many)."""
+
+
+@contextlib.contextmanager
+def interruptible():
+    """Ctrl-C inside a SAT solver as the ``KeyboardInterrupt`` it is: PySAT's solvers catch
+    SIGINT themselves and raise their own ``pysolvers.error`` ("Caught keyboard
+    interrupt"), which would otherwise end a command with a traceback and exit 1."""
+    try:
+        yield
+    except Exception as e:
+        if type(e).__module__ == "pysolvers" and "keyboard interrupt" in str(e).lower():
+            raise KeyboardInterrupt from None
+        raise

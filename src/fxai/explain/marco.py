@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pysat.solvers import Solver
 
 from fxai import clocks
+from fxai.errors import interruptible
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.switching import SwitchRule
 from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
@@ -188,7 +189,9 @@ class Marco:
                     phase = "axp"
                     self.switched_at = self.clock() - t0
                     self._set_phase(sat, phase)
-                if not sat.solve():
+                with interruptible():
+                    found = sat.solve()
+                if not found:
                     self.complete = True
                     return
                 model = sat.get_model()

@@ -54,6 +54,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
+from fxai.errors import interruptible
 from fxai.models.scores import ScoreEnsemble
 from fxai.oracles.registry import register
 from fxai.oracles.scores import ScoreOracle
@@ -66,7 +67,13 @@ def solve(solver: Solver, assumptions: list[int], oracle, conflicts: int = 0) ->
     """``solver.solve(assumptions)``; under the oracle's deadline the solver is interrupted
     when the time left has passed on the wall clock (no sooner than the process CPU time
     it bounds) and the deadline checked then. With ``conflicts`` > 0, at most that many
-    conflicts (None if they do not decide)."""
+    conflicts (None if they do not decide). Ctrl-C inside the solver is a
+    ``KeyboardInterrupt`` (:func:`fxai.errors.interruptible`)."""
+    with interruptible():
+        return _solve(solver, assumptions, oracle, conflicts)
+
+
+def _solve(solver: Solver, assumptions: list[int], oracle, conflicts: int) -> bool | None:
     if oracle.deadline is None:
         if conflicts > 0:
             solver.conf_budget(conflicts)

@@ -30,6 +30,7 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
+from fxai.errors import interruptible
 from fxai.verify.scores import ScoreChecker
 
 # per model (weakly held): (its trees, its formulas by domains)
@@ -180,7 +181,11 @@ class VoteChecker(ScoreChecker):
         pinned = [var + 1 if value else -(var + 1) for var, value in self._pinned(fixed).items()]
         solver = self._formula.solver
         for sel in self._selectors:
-            if sel is None or not solver.solve(assumptions=[*pinned, sel]):
+            if sel is None:
+                continue
+            with interruptible():
+                found = solver.solve(assumptions=[*pinned, sel])
+            if not found:
                 continue
             sol = np.zeros(self._n_bin)
             for lit in solver.get_model():
