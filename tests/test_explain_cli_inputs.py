@@ -97,6 +97,35 @@ def test_a_pickle_of_another_scikit_learn_version_says_so(tree_files, capsys):
     assert "fit and save it again" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("case", ["same path", "out a folder", "figures a file"])
+def test_outputs_that_cannot_be_written_are_refused_before_any_row(tree_files, case, capsys,
+                                                                   monkeypatch):
+    """Issue 66: `--figures o.json --out o.json` explained and checked every row, wrote
+    o.json/row_1.png, then failed with "Is a directory" and left the folder; so did an
+    --out that is a folder and a --figures that is a file."""
+    from fxai.commands import explain
+
+    def never(*args, **kwargs):
+        raise AssertionError("a row was explained")
+
+    monkeypatch.setattr(explain, "explain_row", never)
+    out, figures = tree_files / "o.json", tree_files / "o.json"
+    said = "both"
+    if case == "out a folder":
+        out, figures, said = tree_files / "folder", None, "is a folder"
+        out.mkdir()
+    elif case == "figures a file":
+        figures, said = tree_files / "rows.csv.bak", "is a file"
+        figures.write_text("x")
+    args = ["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+            str(tree_files / "rows.csv"), "--out", str(out)]
+    before = sorted(p.name for p in tree_files.iterdir())
+    assert cli.run([*args, *(["--figures", str(figures)] if figures else [])]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in tree_files.iterdir()) == before
+
+
 def test_ctrl_c_exits_130_with_one_line_and_nothing_written(tree_files, monkeypatch, capsys):
     from fxai.commands import explain
 

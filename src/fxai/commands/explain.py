@@ -138,7 +138,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _output_clash(args) -> str | None:
-    """What is wrong when an output (``--out``, ``--figures``) is one of the inputs."""
+    """What is wrong with the outputs (``--out`` a file, ``--figures`` a folder), found
+    before any row is read: one of them is an input, they are the same path, ``--out`` is a
+    folder or ``--figures`` a file."""
     inputs = {"--instances": args.instances, "--model": args.model, "--domains": args.domains}
     outputs = {"--out": args.out, "--figures": args.figures}
     for o, out in outputs.items():
@@ -146,4 +148,12 @@ def _output_clash(args) -> str | None:
             if out is not None and path is not None and (
                     Path(out).resolve() == Path(path).resolve()):
                 return f"{o} {out} is the {i} file: it would be overwritten; choose another"
+    if args.figures is not None and Path(args.figures).resolve() == Path(args.out).resolve():
+        return (f"--out and --figures are both {args.out}: --out is a file, --figures a folder "
+                "of pictures; choose two paths")
+    if Path(args.out).is_dir():
+        return f"--out {args.out} is a folder: name the JSON file to write"
+    if args.figures is not None and Path(args.figures).exists() and not Path(
+            args.figures).is_dir():
+        return f"--figures {args.figures} is a file: name a folder for the pictures"
     return None
