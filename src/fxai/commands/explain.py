@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
               "model's features in order", file=sys.stderr)
     out = []
     todo = range(len(rows)) if args.row is None else [args.row - 1]
-    progress = Progress(len(todo))
+    progress = Progress(len(todo), args.clock)
     for k, i in enumerate(todo):
         progress.row(k + 1, i + 1)
         x = rows.iloc[i].tolist() if by_position else rows.iloc[i].to_dict()

@@ -192,22 +192,28 @@ def model_columns(given: str | None, conv, model, columns: list[str], model_path
 
 
 class Progress:
-    """A line on stderr every 5 s once a row has taken more than 5 s (wall clock): row k of
-    n, its stage (explaining or checking), the time it has taken."""
+    """A line on stderr every 5 s (wall clock) once a row has taken more than 5 s: row k of
+    n, its stage (explaining or checking) and the time it has taken on ``clock``, the clock
+    of the time limit (``"cpu"``: process CPU seconds, said as "CPU s")."""
 
     EVERY = 5.0
 
-    def __init__(self, n: int):
+    def __init__(self, n: int, clock: str = "cpu"):
         import threading
 
+        from fxai import clocks
+
         self.n, self.k, self.line, self.name = n, 0, 0, "explaining"
+        self.clock, self.unit = clocks.clock(clock), "CPU s" if clock == "cpu" else "s"
         self.t0: float | None = None
+        self.started = 0.0  # the row's start on self.clock
         self._lock = threading.Lock()
         threading.Thread(target=self._watch, daemon=True).start()
 
     def row(self, k: int, line: int) -> None:
         with self._lock:
             self.k, self.line, self.name, self.t0 = k, line, "explaining", time.monotonic()
+            self.started = self.clock()
 
     def stage(self, name: str) -> None:
         self.name = name
@@ -220,13 +226,13 @@ class Progress:
         while True:
             time.sleep(0.5)
             with self._lock:
-                t0, k, line, name = self.t0, self.k, self.line, self.name
+                t0, k, line, name, started = self.t0, self.k, self.line, self.name, self.started
             now = time.monotonic()
             if t0 is None or now - t0 < self.EVERY or now - shown < self.EVERY:
                 continue
             shown = now
             print(f"fxai explain: row {k} of {self.n} (CSV row {line}): {name}, "
-                  f"{now - t0:.0f} s", file=sys.stderr, flush=True)
+                  f"{self.clock() - started:.1f} {self.unit}", file=sys.stderr, flush=True)
 
 
 def feature_rows(names: list[str], records: list[dict], family: str, ds: str) -> list[dict]:
