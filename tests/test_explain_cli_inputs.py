@@ -225,3 +225,33 @@ def test_ctrl_c_inside_a_sat_solver_is_an_interrupt(tree_files, monkeypatch, cap
                     str(tree_files / "rows.csv"), "--out", str(out)]) == 130
     assert capsys.readouterr().err.strip() == "fxai explain: interrupted"
     assert not out.exists()
+
+
+CSV_SHAPES = {  # issue 66: what each file said before, now a message with the cause and fix
+    "only the label": (b"y\n0\n1\n1\n", "no feature columns (only the class column 'y')"),
+    "a comment first": (b"# rows\na,b\n0,1\n", "line 1 is a comment"),
+    "pandas index": (b",a,b\n0,0,1\n", "first column has no name (an index"),
+    "latin-1": (b"a,b\n0,1\n" + b"\xe9\n", "is not UTF-8 text (byte 0xe9"),
+    "utf-16": ("a,b\n0,1\n".encode("utf-16"), "is UTF-16 text: save it as UTF-8"),
+    "1e308": (b"a,b\n0,1e308\n", "row 1, column 'b': 1e+308 is beyond what the models read"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CSV_SHAPES))
+def test_csv_shapes_get_a_message_with_the_cause_and_the_fix(tree_files, case, capsys):
+    data, said = CSV_SHAPES[case]
+    (tree_files / "bad.csv").write_bytes(data)
+    out = tree_files / "o.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "bad.csv"), "--target", "y", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert said in err and str(tree_files / "bad.csv") in err, err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_spaces_after_the_commas_of_a_header_are_dropped(tree_files, capsys):
+    (tree_files / "spaced.csv").write_text("a, b\n0, 1\n1, 1\n")
+    out = tree_files / "o.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "spaced.csv"), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["rows"][1]["prediction"] == 1

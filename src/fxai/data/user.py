@@ -10,6 +10,7 @@ class column), optionally ``sha256`` and the registry's preparation keys ``featu
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -128,25 +129,66 @@ def prepare_user(spec: dict[str, Any], out_dir: str | Path) -> Path:
     return write_prepared(table, doc, out_dir)
 
 
+FLOAT32_MAX = 3.4028234663852886e38  # numpy.finfo(numpy.float32).max
+
+
 def read_rows(path: str | Path, target: str | None, must: bool) -> pd.DataFrame:
     """The CSV as a DataFrame (text columns categorical), ``target`` dropped (it ``must``
-    be there, or may)."""
+    be there, or may). UTF-8 text, a header first (spaces after the commas are dropped);
+    a file in another encoding, a comment or an unnamed index column first, no feature
+    column or a number beyond float32 is a DataError saying what to change."""
     try:
+        text = _utf8(path)
+        first = text.split("\n", 1)[0]
+        if first.lstrip().startswith("#"):
+            raise DataError(f"{path}: line 1 is a comment ({first[:40]!r}); the first line "
+                            "must be the header (the feature names): remove the comment lines")
+        if first.startswith(","):
+            raise DataError(f"{path}: its first column has no name (an index, as pandas' "
+                            "to_csv writes by default): write the file with index=False, or "
+                            "name that column")
         check_header(path, "the CSV")
-        df = pd.read_csv(path)
+        df = pd.read_csv(io.StringIO(text), skipinitialspace=True)
     except DataError:
         raise
     except (OSError, ValueError) as e:
         raise DataError(f"cannot read the CSV {path}: {e}") from None
+    df.columns = [str(c).strip() for c in df.columns]
     if target is not None and (must or target in df.columns):
         if target not in df.columns:
             raise DataError(f"{path}: no column {target!r} (columns: {list(df.columns)})")
         df = df.drop(columns=[target])
+    if df.columns.empty:
+        raise DataError(f"{path}: no feature columns"
+                        + (f" (only the class column {target!r})" if target else "")
+                        + ": nothing to explain")
     for col in df.columns:
         if df[col].dtype == object:
             _mostly_numbers(df[col], path)
             df[col] = df[col].astype("category")
+        elif pd.api.types.is_float_dtype(df[col]):
+            big = ~(df[col].abs() <= FLOAT32_MAX) & df[col].notna()
+            if big.any():
+                i = int(big.to_numpy().argmax())
+                value = float(df[col].iloc[i])
+                raise DataError(f"{path}: row {i + 1}, column {col!r}: {value!r} is beyond what "
+                                "the models read (float32: at most 3.4e38 in magnitude, and "
+                                "finite)")
     return df
+
+
+def _utf8(path: str | Path) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped); a DataError naming the
+    encoding to save it in otherwise."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        kind = "UTF-16 text" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else (
+            f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}; Latin-1 or "
+            "Windows-1252?)")
+        raise DataError(f"{path} is {kind}: save it as UTF-8 (in pandas: "
+                        "to_csv(..., encoding='utf-8'))") from None
 
 
 def _mostly_numbers(s, path: str) -> None:
