@@ -255,3 +255,12 @@ def test_spaces_after_the_commas_of_a_header_are_dropped(tree_files, capsys):
     assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
                     str(tree_files / "spaced.csv"), "--out", str(out)]) == 0
     assert json.loads(out.read_text())["rows"][1]["prediction"] == 1
+
+
+def test_several_rows_are_each_explained(tree_files):
+    """Issue 66: `--row 1 --row 2` explained only row 2."""
+    out = tree_files / "o.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--row", "3", "--row", "1",
+                    "--out", str(out)]) == 0
+    assert [r["row"] for r in json.loads(out.read_text())["rows"]] == [3, 1]

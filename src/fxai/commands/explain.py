@@ -54,9 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a model fitted without feature names: its features in order, as "
                         "column names of the CSV (a,b,c); default: the CSV's columns are "
                         "read by position, and the command says so")
-    p.add_argument("--row", type=positive_int, default=None,
+    p.add_argument("--row", type=positive_int, action="append", default=None,
                    help="explain only this data row of the CSV (1: the first after the "
-                        "header); default: every row")
+                        "header; several --row: each, in order); default: every row")
     p.add_argument("--out", required=True, help="explanations (JSON)")
     p.add_argument("--figures", default=None, help="folder for one FFA bar chart per row")
 
@@ -93,8 +93,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     columns = [str(c) for c in rows.columns]
     names = model_columns(args.columns, conv, model, columns, args.model, args.instances)
-    if args.row is not None and args.row > len(rows):
-        raise DataError(f"{args.instances}: --row {args.row}, but the file has {len(rows)} "
+    beyond = [r for r in args.row or () if r > len(rows)]
+    if beyond:
+        raise DataError(f"{args.instances}: --row {beyond[0]}, but the file has {len(rows)} "
                         "data rows")
     by_position = names is None and domains is None and unnamed(conv, model)
     if by_position:
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
               f"{args.instances} are read by position ({shown}); --columns names the "
               "model's features in order", file=sys.stderr)
     out = []
-    todo = range(len(rows)) if args.row is None else [args.row - 1]
+    todo = range(len(rows)) if args.row is None else [r - 1 for r in dict.fromkeys(args.row)]
     progress = Progress(len(todo), args.clock)
     for k, i in enumerate(todo):
         progress.row(k + 1, i + 1)
