@@ -438,3 +438,16 @@ def test_the_public_api_documents_its_parameters(package):
                   if not any(f"\n{s}\n---" in (inspect.getdoc(o) or "")
                              for s in ("Parameters", "Attributes", "Returns")))
     assert bare == []
+
+
+def test_approx_paxp_on_a_model_that_does_not_count_says_what_to_do():
+    """Issue 66: approx_paxp on a forest said "VoteOracle does not count"."""
+    from sklearn.datasets import load_iris
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = load_iris(return_X_y=True)
+    model = RandomForestClassifier(5, max_depth=2, random_state=0).fit(X, y)
+    o = oracles.for_model(model, X[0], vote="hard")
+    with pytest.raises(NotImplementedError, match="needs an oracle that counts the points.*"
+                                                  "explain it with find_axp or all_xps"):
+        explain.approx_paxp(o, 0.9)

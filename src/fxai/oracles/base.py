@@ -225,4 +225,8 @@ class Oracle(ABC):
         >>> NBCOracle(xlc, [2, 2, 2, 2], decimals=0).precision([]) * 81
         50.0
         """
-        raise NotImplementedError(f"{type(self).__name__} does not count")
+        raise NotImplementedError(
+            f"precision (and so approx_paxp) needs an oracle that counts the points of a "
+            f"set, as naive Bayes, decision trees and read-once graphs have; the "
+            f"{type(self).__name__} of a {type(getattr(self, 'ensemble', self)).__name__} "
+            "answers entailment only: explain it with find_axp or all_xps")
