@@ -154,7 +154,8 @@ def test_the_library_says_a_named_row_was_read_by_position(unnamed):
         oracles.for_model(clf, dict(row))
     assert verify.check_all(clf, row, [explain.find_axp(o)], [], columns=["a", "b", "c"]) == (
         [True], [])
-    with pytest.raises(ValueError, match="columns .* differ from the feature names"):
+    with pytest.raises(ValueError, match=r"differ from the feature names .*: unknown \['a', "
+                                         r"'b', 'c'\], missing \['p', 'q', 'r'\]"):
         oracles.for_model(DecisionTreeClassifier().fit(pd.DataFrame(X, columns=list("pqr")),
                                                        X[:, 0]), row, columns=["a", "b", "c"])
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fxai.models.boosted import Tree
-from fxai.models.schema import NO_MISSING, frame_domains, is_frame, read_row
+from fxai.models.schema import NO_MISSING, frame_domains, is_frame, mismatch, read_row
 from fxai.values import plain
 
 OTHER = "(other)"  # the label of the code for any value an encoder does not know
@@ -154,7 +154,7 @@ class Encoded:
             spelt = [self.alias(str(c)) if self.alias else str(c) for c in columns]
             if spelt != self.names:
                 raise ValueError(f"columns {list(columns)} differ from the model's columns "
-                                 f"{self.names}")
+                                 f"{self.names}: {mismatch(spelt, self.names)}")
         if domains is None:
             return self
         if is_frame(domains):

@@ -134,6 +134,16 @@ def n_features(model) -> int | None:
     return None
 
 
+def mismatch(given: Sequence[str], names: Sequence[str]) -> str:
+    """How the names ``given`` differ from ``names``: the unknown ones (a typo?) and the
+    missing ones, or the order."""
+    unknown = [n for n in given if n not in set(names)]
+    missing = [n for n in names if n not in set(given)]
+    if unknown or missing:
+        return f"unknown {unknown}, missing {missing}"
+    return "the same names in another order (give them in the model's order)"
+
+
 class PositionalWarning(UserWarning):
     """A row given by name was read by position: the model knows no feature names."""
 
@@ -245,7 +255,7 @@ class Schema:
             columns = _columns(columns)
             if names is not None and columns != names:
                 raise ValueError(f"columns {columns} differ from the feature names the model "
-                                 f"was fitted with {names}")
+                                 f"was fitted with {names}: {mismatch(columns, names)}")
             names = columns
         labels: list = []
         listed = not is_frame(domains)  # a frame's domains name a CategoricalNB's categories
