@@ -25,10 +25,9 @@ import argparse
 import json
 import sys
 import warnings
-from pathlib import Path
 
 from fxai.argtypes import positive, positive_int
-from fxai.experiments.user import Progress, explain_row, model_columns, unnamed
+from fxai.experiments.user import Progress, explain_row, model_columns, output_clash, unnamed
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -68,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     from fxai.models import convert as conversion
     from fxai.models import load as load_model
 
-    clash = _output_clash(args)
+    clash = output_clash(args.out, args.figures, {"--instances": args.instances,
+                                                  "--model": args.model,
+                                                  "--domains": args.domains})
     if clash:
         print(f"fxai explain: error: {clash}", file=sys.stderr)
         return 2
@@ -136,25 +137,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(out)} rows explained: {sum(r['verified'] is True for r in out)} verified, "
           f"{sum(r['complete'] for r in out)} complete{unchecked} -> {args.out}")
     return 0
-
-
-def _output_clash(args) -> str | None:
-    """What is wrong with the outputs (``--out`` a file, ``--figures`` a folder), found
-    before any row is read: one of them is an input, they are the same path, ``--out`` is a
-    folder or ``--figures`` a file."""
-    inputs = {"--instances": args.instances, "--model": args.model, "--domains": args.domains}
-    outputs = {"--out": args.out, "--figures": args.figures}
-    for o, out in outputs.items():
-        for i, path in inputs.items():
-            if out is not None and path is not None and (
-                    Path(out).resolve() == Path(path).resolve()):
-                return f"{o} {out} is the {i} file: it would be overwritten; choose another"
-    if args.figures is not None and Path(args.figures).resolve() == Path(args.out).resolve():
-        return (f"--out and --figures are both {args.out}: --out is a file, --figures a folder "
-                "of pictures; choose two paths")
-    if Path(args.out).is_dir():
-        return f"--out {args.out} is a folder: name the JSON file to write"
-    if args.figures is not None and Path(args.figures).exists() and not Path(
-            args.figures).is_dir():
-        return f"--figures {args.figures} is a file: name a folder for the pictures"
-    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from fxai.errors import ModelError
 from fxai.experiments.driver import drive
@@ -252,3 +253,23 @@ def feature_rows(names: list[str], records: list[dict], family: str, ds: str) ->
                      if ffas else float("nan"),
                      "instances": len(records), "verified_pct": verified})
     return rows
+
+
+def output_clash(out: str, figures: str | None, inputs: dict[str, str | None]) -> str | None:
+    """What is wrong with the outputs of ``fxai explain`` (``--out`` a file, ``--figures`` a
+    folder), found before any row is read: one of them is an input (``inputs``: option ->
+    path), they are the same path, ``--out`` is a folder or ``--figures`` a file."""
+    outputs = {"--out": out, "--figures": figures}
+    for o, given in outputs.items():
+        for i, path in inputs.items():
+            if given is not None and path is not None and (
+                    Path(given).resolve() == Path(path).resolve()):
+                return f"{o} {given} is the {i} file: it would be overwritten; choose another"
+    if figures is not None and Path(figures).resolve() == Path(out).resolve():
+        return (f"--out and --figures are both {out}: --out is a file, --figures a folder "
+                "of pictures; choose two paths")
+    if Path(out).is_dir():
+        return f"--out {out} is a folder: name the JSON file to write"
+    if figures is not None and Path(figures).exists() and not Path(figures).is_dir():
+        return f"--figures {figures} is a file: name a folder for the pictures"
+    return None
