@@ -54,6 +54,7 @@ encoding. Only features used in some split are candidate features (``features``)
 
 from __future__ import annotations
 
+import functools
 import time
 import weakref
 from collections.abc import Iterable, Sequence
@@ -297,9 +298,8 @@ class BoostedOracle(Oracle):
 
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """Branch and bound from the box of ``mask``; a counterexample or None."""
-        from fxai.oracles.search import search  # compiled: numba loads on the first search
-
         stack = self._root(mask)
+        search = compiled_search()
         for limit in self._limits():
             point, *stack = search(self._cf, self._clo, self._chi, self._val, self._starts,
                                    self._offset, self._base.dtype.type(self._cut),
@@ -307,6 +307,15 @@ class BoostedOracle(Oracle):
                                    self._base, self._divisor, limit)
             if not _undecided(point):
                 return point if point.size else None
+
+
+@functools.cache
+def compiled_search():
+    """The compiled branch and bound (:func:`fxai.oracles.search.search`), imported on the
+    first search (numba loads then), looked up once."""
+    from fxai.oracles.search import search
+
+    return search
 
 
 def _undecided(point: np.ndarray) -> bool:

@@ -27,7 +27,13 @@ import numpy as np
 
 from fxai.models.boosted import reject_missing
 from fxai.models.scores import ScoreEnsemble
-from fxai.oracles.boosted import BoostedOracle, _leaf_tables, _model_tables, _undecided
+from fxai.oracles.boosted import (
+    BoostedOracle,
+    _leaf_tables,
+    _model_tables,
+    _undecided,
+    compiled_search,
+)
 from fxai.oracles.registry import register
 
 _FIRST_PASS = 1 << 20  # leaves tested per rival in the quick first pass
@@ -118,8 +124,7 @@ class ScoreOracle(BoostedOracle):
         """One pass over ``rivals`` in order, each search resumed from its stack of boxes in
         ``stacks`` (the box of ``mask`` at first): (a counterexample or None, the rivals
         left undecided within ``limit`` more leaves tested each)."""
-        from fxai.oracles.search import search  # compiled: numba loads on the first search
-
+        search = compiled_search()
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
         undecided = []
