@@ -37,6 +37,7 @@ from numba import njit
 
 from fxai.models.boosted import change_rule, tie_band
 from fxai.verify.boosted import BoostedChecker
+from fxai.verify.settled import removals
 
 LOG = logging.getLogger(__name__)
 
@@ -112,8 +113,10 @@ class LeafProver:
         """Is each AXp an AXp (sufficient; without any one feature not) and each CXp a CXp
         (freeing it changes the class; freeing it without any one feature does not)?
         The 1 + |E| queries of an explanation E are given as E plus a feature to leave out,
-        so no set is built per query. ``deadline`` (``time.process_time``): TimeoutError
-        when it passes between two batches of queries."""
+        so no set is built per query; the explanations' own queries are asked first, and
+        the removals they settle (:mod:`fxai.verify.settled`) are not asked. ``deadline``
+        (``time.process_time``): TimeoutError when it passes between two batches of
+        queries."""
         xps = [list(e) for e in axps] + [list(e) for e in cxps]
         lens = np.array([len(e) for e in xps], dtype=np.int64)
         ends = np.cumsum(lens)
@@ -125,13 +128,22 @@ class LeafProver:
         skip = np.full(len(owner), -1, dtype=np.int64)
         skip[rank > 0] = feats[(ends[owner] - lens[owner] + rank - 1)[rank > 0]]
         kind = (owner >= len(axps)).astype(np.int8)  # 0: E is fixed (AXp), 1: E is free (CXp)
-        parts = [np.zeros(0, bool)]
-        for i in range(0, len(owner), batch):
-            if deadline is not None and time.process_time() >= deadline:
-                raise TimeoutError(f"checked {i} of {len(owner)} queries by the deadline")
-            parts.append(self._forced(x, kind[i:i + batch], (ends - lens)[owner[i:i + batch]],
-                                      ends[owner[i:i + batch]], skip[i:i + batch], feats))
-        forced = np.concatenate(parts)
+        forced = np.zeros(len(owner), dtype=bool)
+
+        def ask(queries: np.ndarray) -> None:  # forced[queries], in batches
+            for i in range(0, len(queries), batch):
+                if deadline is not None and time.process_time() >= deadline:
+                    raise TimeoutError(f"checked {i} of {len(queries)} queries by the deadline")
+                q = queries[i:i + batch]
+                forced[q] = self._forced(x, kind[q], (ends - lens)[owner[q]], ends[owner[q]],
+                                         skip[q], feats)
+
+        ask(first)  # each explanation itself first: their answers settle most removals
+        heads = forced[first].tolist()
+        sure = removals(axps, cxps, heads[:len(axps)], heads[len(axps):], len(self.col))
+        removal = np.flatnonzero(rank > 0)
+        forced[removal[sure]] = kind[removal[sure]] == 1  # an AXp's: not forced; a CXp's: forced
+        ask(removal[~sure])
         # an AXp must be forced and each removal not; a CXp the opposite
         want = np.where(kind == 0, rank == 0, rank > 0)
         ok = np.ones(len(xps), dtype=bool)

@@ -425,39 +425,54 @@ def _explanations(xps, what: str) -> list[list[int]]:
 
 def _check(weak_axps: WeakAXps, features: list[int], axps, cxps, t0: float, batch: int,
            time_limit: float | None) -> tuple[list[bool | None], list[bool | None]]:
-    """check_all's batches: each explanation and its single-feature changes."""
+    """check_all's batches: each explanation's own question first (is its set, or for a CXp
+    the other features, enough to force the class?), then the single-feature changes those
+    answers do not settle (:mod:`fxai.verify.settled`)."""
     from fxai.oracles.base import TimeLimitExceeded
+    from fxai.verify.settled import removals
 
     features = set(features)
     outside = sorted({f for xp in [*axps, *cxps] for f in xp} - features)
     if outside:
         raise ValueError(f"check_all: features {outside} are not feature indices of the model "
                          f"(0..{max(features, default=-1)})")
-    items = [("axp", set(a)) for a in axps] + [("cxp", set(c)) for c in cxps]
-    ok: list[bool | None] = []
+    items = [("axp", a) for a in axps] + [("cxp", c) for c in cxps]
 
     def out_of_time(start: int) -> TimeLimitExceeded:
         return TimeLimitExceeded(f"check_all: time limit of {time_limit} CPU s reached after "
                                  f"{start} of {len(items)} explanations", time_limit, start)
 
-    for start in range(0, len(items), batch):
+    def ask(sets: list[set[int]], start: int) -> list[bool | None]:
         spent = time.process_time() - t0
         if time_limit is not None and spent >= time_limit:
             raise out_of_time(start)
         if start and spent >= 5.0:
             log.info("check_all: %d of %d explanations checked, %.1f CPU s", start,
                      len(items), spent)
-        sets: list[set[int]] = []
-        spans = []
-        for kind_, xp in items[start:start + batch]:
-            base = xp if kind_ == "axp" else features - xp
-            sets += [base] + [base - {i} if kind_ == "axp" else base | {i} for i in sorted(xp)]
-            spans.append((kind_, len(sets) - len(xp) - 1, len(sets)))
-        res = _within(weak_axps, sets, t0, time_limit, lambda s=start: out_of_time(s))
-        for kind_, a, b in spans:
-            head, rest = res[a], res[a + 1:b]
-            ok.append(_verdict(head, rest) if kind_ == "axp" else
-                      _verdict(_not(head), [_not(r) for r in rest]))
+        return _within(weak_axps, sets, t0, time_limit, lambda: out_of_time(start))
+
+    bases = [set(xp) if kind_ == "axp" else features - set(xp) for kind_, xp in items]
+    heads = [a for i in range(0, len(bases), batch) for a in ask(bases[i:i + batch], 0)]
+    sure = iter(removals(axps, cxps, heads[:len(axps)], heads[len(axps):],
+                         max(features, default=-1) + 1).tolist())
+    ok: list[bool | None] = []
+    for start in range(0, len(items), batch):
+        part = range(start, min(start + batch, len(items)))
+        sets: list[set[int]] = []  # the removals not settled, asked together
+        where = []  # per explanation, each removal's place in sets (-1: settled)
+        for e in part:
+            kind_, base = items[e][0], bases[e]
+            where.append([])
+            for i in items[e][1]:
+                where[-1].append(-1 if next(sure) else len(sets))
+                if where[-1][-1] >= 0:
+                    sets.append(base - {i} if kind_ == "axp" else base | {i})
+        res = ask(sets, start) if sets else []
+        for e, places in zip(part, where, strict=True):
+            cxp = items[e][0] == "cxp"  # a settled removal: an AXp's not forced, a CXp's forced
+            rest = [cxp if w < 0 else res[w] for w in places]
+            ok.append(_verdict(_not(heads[e]), [_not(r) for r in rest]) if cxp else
+                      _verdict(heads[e], rest))
     return ok[:len(axps)], ok[len(axps):]
 
 
