@@ -60,9 +60,13 @@ log "cluster up: $(sinfo -h -o '%P %D %c CPUs %m MB' | head -1)"
 rm -rf "$WORK" && mkdir -p "$WORK"
 git -C "$REPO" ls-files -z -co --exclude-standard \
   | (cd "$REPO" && tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$WORK"
+# and the checkout's compiled code (bytecode, numba's cache; both keyed by the source file's
+# time and size, which tar keeps), as a run from the checkout itself would find it
+(cd "$REPO" && find src -type d -name __pycache__ -print0 \
+  | tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$WORK"
 cd "$WORK"
 export PYTHONPATH=$WORK/src MPLBACKEND=Agg  # jobs inherit the environment (sbatch --export)
-# the copy has no bytecode: the first job compiles each module, the rest read it (as the
+# what is not compiled yet: the first job compiles each module, the rest read it (as the
 # Makefile does; with PYTHONDONTWRITEBYTECODE set every job compiled every module it imported)
 unset PYTHONDONTWRITEBYTECODE
 SMK=("$PY" -m snakemake --configfile "$CONFIG")
