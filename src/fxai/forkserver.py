@@ -179,15 +179,15 @@ def preload() -> None:
 
 def warm_up() -> None:
     """Load fxai's compiled code (numba) once, for every job: the oracles', the naive Bayes
-    enumeration's and the score checker's (each job loaded it from the on-disk cache, 0.3-0.6
-    s a part; the first jobs after installation compiled it, 23 s here on a fresh clone,
-    twice when two ran side by side)."""
+    enumeration's, MARCO's known sets' and the score checker's (each job loaded it from the
+    on-disk cache, 0.3-0.6 s a part; the first jobs after installation compiled it, 23 s
+    here on a fresh clone, twice when two ran side by side)."""
     from fxai import oracles
-    from fxai.explain import linear
+    from fxai.explain import known, linear
     from fxai.verify import warmup
 
     t0 = time.process_time()
-    for part in (oracles.warm_up, linear.warm_up, warmup.warm_up):
+    for part in (oracles.warm_up, linear.warm_up, known.warm_up, warmup.warm_up):
         part()
     if (spent := time.process_time() - t0) > 5:  # compiled: the first run after installation
         print(f"fxai: compiled code (numba) built in {spent:.0f} s of CPU, once after "

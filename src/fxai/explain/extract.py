@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from fxai.explain.known import Known
 from fxai.oracles.base import Oracle, TimeLimitExceeded
 
 log = logging.getLogger(__name__)
@@ -68,7 +69,8 @@ def _order(o: Oracle, order: Iterable[int] | None, todo: set[int], what: str) ->
 
 
 def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None,
-             time_limit: float | None = None, check_seed: bool = True):
+             time_limit: float | None = None, check_seed: bool = True,
+             known: Known | None = None):
     """One AXp (sorted feature list) inside ``seed`` (default: all of ``o.features``).
 
     ``seed`` must be a weak AXp (checked with one question unless ``check_seed`` is
@@ -80,7 +82,8 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     too (the oracle's ``also_necessary``), they stay without one. Every answer is the
     exact one, so the AXp depends on the model, the instance, ``seed`` and ``order`` only,
     never on which proof or point a solver found (its learnt clauses, the rows explained
-    before).
+    before). A feature that a CXp of ``known`` meets the fixed set in alone stays without
+    a question (:mod:`fxai.explain.known`).
     ``time_limit``: CPU seconds for the whole extraction; when they run out it raises
     :class:`~fxai.oracles.base.TimeLimitExceeded` whose ``partial`` is the weak AXp
     reached (a superset of an AXp). Progress goes to ``logging`` (INFO, every 5 s).
@@ -98,6 +101,8 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
         CPU seconds for the whole extraction.
     check_seed : bool
         Whether to check first that ``seed`` is a weak AXp.
+    known : Known or None
+        CXps found before (e.g. by MARCO) that answer questions without the oracle.
 
     Returns
     -------
@@ -133,19 +138,27 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                                  "not entail the prediction")
             proof = None  # a part of ``fixed`` known to entail the prediction
             necessary: set[int] = set()  # features a counterexample proved necessary
+            bits = 0 if known is None else Known.bits(fixed)  # fixed, for known
             for n, i in enumerate(todo):
                 o.check_time()
-                if i not in necessary:
+                if i in necessary:
+                    pass
+                elif proof is not None and i not in proof:
+                    fixed.discard(i)  # fixed still holds the proof
+                    bits &= ~(1 << i)
+                elif known is not None and known.meets_alone("cxp", bits, i):
+                    pass  # freeing i frees all of a known CXp: no longer entailed
+                else:
                     fixed.discard(i)
-                    if proof is None or i in proof:  # else fixed still holds the proof
-                        part = o.sufficient_part(fixed)
-                        if part is None:
-                            fixed.add(i)
-                            necessary |= o.also_necessary(i, [
-                                j for j in todo[n + 1:]
-                                if j not in necessary and (proof is None or j in proof)])
-                        else:
-                            proof = part
+                    part = o.sufficient_part(fixed)
+                    if part is None:
+                        fixed.add(i)
+                        necessary |= o.also_necessary(i, [
+                            j for j in todo[n + 1:]
+                            if j not in necessary and (proof is None or j in proof)])
+                    else:
+                        proof = part
+                        bits &= ~(1 << i)
                 weak = set(fixed)
                 progress.step()
     except TimeLimitExceeded as e:
@@ -154,7 +167,7 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
 
 
 def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] | None = None,
-             time_limit: float | None = None):
+             time_limit: float | None = None, known: Known | None = None):
     """One CXp (sorted feature list) inside ``seed`` (default: all of ``o.features``).
 
     ``seed`` must be a weak CXp: freeing it (fixing the rest) changes the prediction.
@@ -164,7 +177,8 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     agrees with the instance are re-fixed at once (as the reference code does), or, for an
     oracle whose points depend on more than the question (``remembers``: a SAT solver's
     learnt clauses), each without a question when its turn comes. Either way the CXp
-    depends on the model, the instance, ``seed`` and ``order`` only.
+    depends on the model, the instance, ``seed`` and ``order`` only. A feature that an AXp
+    of ``known`` meets the free set in alone stays without a question.
 
     A tree predicting ``x0 or (x1 and x2)`` at (1, 1, 1): freeing x0 and x1 can change
     the prediction, and neither alone can.
@@ -181,6 +195,8 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
         The order in which features are tried (default: ascending).
     time_limit : float or None
         CPU seconds for the whole extraction.
+    known : Known or None
+        AXps found before (e.g. by MARCO) that answer questions without the oracle.
 
     Returns
     -------
@@ -219,6 +235,9 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                     progress.step()
                     continue
                 if not _agrees(o, cex, i):  # else the point stays a witness with i fixed
+                    if known is not None and known.meets_alone("axp", Known.bits(free), i):
+                        progress.step()  # fixing i too fixes that AXp: entailed
+                        continue
                     found = o.counterexample((set(feats) - free) | {i})
                     if found is None:
                         progress.step()

@@ -24,6 +24,7 @@ from pysat.solvers import Solver
 from fxai import clocks
 from fxai.errors import interruptible
 from fxai.explain.extract import find_axp, find_cxp
+from fxai.explain.known import Known, warm_up
 from fxai.explain.switching import SwitchRule
 from fxai.oracles.base import Oracle, TimeLimitExceeded, valid_time_limit
 
@@ -138,6 +139,7 @@ class Marco:
         self.var = {f: k + 1 for k, f in enumerate(self.feats)}
         self.axps: list[tuple[int, ...]] = []
         self.cxps: list[tuple[int, ...]] = []
+        self.known = Known(o.n_features)  # the same, for the extractions' questions
         self.complete = False
         self.switched_at: float | None = None
         self._calls: tuple[int, int | None] = (0, 0)  # oracle's count at start, at end
@@ -168,6 +170,7 @@ class Marco:
             self._calls = (self._calls[0], getattr(self.o, "calls", 0))
 
     def _events(self) -> Iterator[Event]:
+        warm_up()  # the known sets' compiled scan, loaded before the clock starts
         t0 = self.clock()
         phase = "cxp" if self.target == "switch" else self.target
         with Solver(name=self.solver_name, bootstrap_with=[]) as sat:
@@ -211,10 +214,10 @@ class Marco:
         if phase == "axp":
             if self.o.entails(fixed):
                 return "axp", sorted(fixed)
-            return "cxp", find_cxp(self.o, seed=free)
+            return "cxp", find_cxp(self.o, seed=free, known=self.known)
         if self.o.counterexample(fixed) is not None:
             return "cxp", sorted(free)
-        return "axp", find_axp(self.o, seed=fixed, check_seed=False)
+        return "axp", find_axp(self.o, seed=fixed, check_seed=False, known=self.known)
 
     def _ask(self, t0: float, question, *args):
         """``question(*args)`` under the time left (the oracle checks it inside long
@@ -233,6 +236,7 @@ class Marco:
         sat.set_phases([sign * v for v in self.var.values()])
 
     def _record(self, sat: Solver, kind: str, xp: list[int], t: float) -> Event:
+        self.known.add(kind, xp)
         if kind == "axp":
             self.axps.append(tuple(xp))
             sat.add_clause([self.var[f] for f in xp])
