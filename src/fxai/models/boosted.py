@@ -260,7 +260,20 @@ def _parse_float_list(s: str) -> list[float]:
 def _base_margin32(doc: dict) -> np.ndarray:
     """XGBoost's own float32 intercepts, one per output (binary: its float32
     ``-log(1/p - 1)``, whose last bits are its log's): the margins of the model read from
-    ``doc`` with every leaf set to 0."""
+    ``doc`` with every leaf set to 0. They depend on the objective and the model parameters
+    (``base_score``, classes) only: measured once per distinct pair."""
+    learner = doc["learner"]
+    key = json.dumps([learner["objective"], learner["learner_model_param"]], sort_keys=True)
+    if key not in _MARGINS:
+        _MARGINS[key] = _measured_margin(doc)
+    return _MARGINS[key].copy()
+
+
+_MARGINS: dict[str, np.ndarray] = {}  # _base_margin32's, by objective and parameters
+
+
+def _measured_margin(doc: dict) -> np.ndarray:
+    """The margins of ``doc``'s model with every leaf set to 0, by XGBoost."""
     import xgboost as xgb
 
     doc = json.loads(json.dumps(doc))
@@ -301,10 +314,11 @@ def _read_trees(gb: dict) -> list[Tree]:
 MULTI = ("multi:softmax", "multi:softprob")
 
 
-def from_booster(model) -> Ensemble:
-    """Read a binary ``binary:logistic`` XGBoost model into an :class:`Ensemble`."""
+def from_booster(model, doc: dict | None = None) -> Ensemble:
+    """Read a binary ``binary:logistic`` XGBoost model into an :class:`Ensemble` (``doc``:
+    its JSON model, when read already)."""
     b = booster(model)
-    doc = json.loads(b.save_raw("json"))
+    doc = json.loads(b.save_raw("json")) if doc is None else doc
     learner = doc["learner"]
     objective = learner["objective"]["name"]
     if objective != "binary:logistic":

@@ -134,7 +134,7 @@ def convert(model):
     objective = doc["learner"]["objective"]["name"]
     if objective in MULTI:
         return _multiclass(b, doc)
-    return from_booster(b)
+    return from_booster(b, doc)
 
 
 def _multiclass(b, doc: dict):

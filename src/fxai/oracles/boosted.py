@@ -482,10 +482,11 @@ def _leaf_tables(trees, boxes_of, n: int, scores, dtype, base: float,
         vals.append(v)
     depth = max((c.shape[1] for c, _, _ in boxes), default=1)
 
-    def column(k: int, fill: int) -> np.ndarray:
-        return np.concatenate([np.zeros((0, depth), np.int64)] + [
-            np.pad(b[k], ((0, 0), (0, depth - b[k].shape[1])), constant_values=fill)
-            for b in boxes])
+    def column(k: int, fill: int) -> np.ndarray:  # every tree's rows, padded to ``depth``
+        out = np.full((rows, depth), fill, dtype=np.int64)
+        for at, b in zip(starts, boxes, strict=True):
+            out[at:at + len(b[k]), :b[k].shape[1]] = b[k]
+        return out
 
     v = np.concatenate([np.zeros((0, 3))] + vals)
     eps = float(np.finfo(dtype).eps)  # sums in dtype vs float64: 4x a rigorous bound
