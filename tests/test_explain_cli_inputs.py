@@ -126,6 +126,15 @@ def test_outputs_that_cannot_be_written_are_refused_before_any_row(tree_files, c
     assert sorted(p.name for p in tree_files.iterdir()) == before
 
 
+def assert_interrupted(tree_files, capsys) -> None:
+    """fxai explain on the tree's rows exits 130 with one line and writes nothing."""
+    out = tree_files / "out.json"
+    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(out)]) == 130
+    assert capsys.readouterr().err.strip() == "fxai explain: interrupted"
+    assert not out.exists()
+
+
 def test_ctrl_c_exits_130_with_one_line_and_nothing_written(tree_files, monkeypatch, capsys):
     from fxai.commands import explain
 
@@ -133,11 +142,7 @@ def test_ctrl_c_exits_130_with_one_line_and_nothing_written(tree_files, monkeypa
         raise KeyboardInterrupt
 
     monkeypatch.setattr(explain, "explain_row", interrupted)
-    out = tree_files / "out.json"
-    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
-                    str(tree_files / "rows.csv"), "--out", str(out)]) == 130
-    assert capsys.readouterr().err.strip() == "fxai explain: interrupted"
-    assert not out.exists()
+    assert_interrupted(tree_files, capsys)
 
 
 def test_help_is_plain_text(capsys):
@@ -220,11 +225,7 @@ def test_ctrl_c_inside_a_sat_solver_is_an_interrupt(tree_files, monkeypatch, cap
         solve(solver, [], Deadline())
 
     monkeypatch.setattr(explain, "explain_row", in_the_check)
-    out = tree_files / "out.json"
-    assert cli.run(["explain", "--model", str(tree_files / "m.joblib"), "--instances",
-                    str(tree_files / "rows.csv"), "--out", str(out)]) == 130
-    assert capsys.readouterr().err.strip() == "fxai explain: interrupted"
-    assert not out.exists()
+    assert_interrupted(tree_files, capsys)
 
 
 CSV_SHAPES = {  # issue 66: what each file said before, now a message with the cause and fix
