@@ -8,7 +8,8 @@ the checker must list the same events (kind, set, in order) in less CPU time.
 Per (dataset, method, instance): the recorded and the new enumeration CPU s and oracle
 calls, whether the events are the same, and the recorded and new CPU s of checking every
 AXp and CXp (``fxai.verify.check_all``, as ``fxai ffa-verify`` does). Only complete runs
-are compared (a run stopped by its time limit lists what its pace allowed). Writes
+are compared (a run stopped by its time limit lists what its pace allowed), each under
+the run's own settings (time limit, switch rule). Writes
 ``<out>/ffa_rerun.{csv,md}``.
 """
 
@@ -20,10 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from fxai import oracles, verify
+from fxai import explain, oracles, verify
 from fxai.experiments.ffa import run_instance
 from fxai.models import load as load_model
-from fxai.runfile import run_records
+from fxai.runfile import read_run, run_records
 
 
 def rerun(results: Path, datasets, methods) -> pd.DataFrame:
@@ -34,12 +35,17 @@ def rerun(results: Path, datasets, methods) -> pd.DataFrame:
             continue
         checks = {c["k"]: c for c in run_records(results / "checks" / run.relative_to(
             results / "runs"))}
-        records = [r for r in run_records(run) if r["complete"]]
+        head, records = read_run(run)
+        settings = head["settings"]  # the run's own limit and switch rule, as it ran
+        records = [r for r in records if r["complete"]]
         model = load_model(results / "models" / "bt" / f"{ds}.json",
                            n_features=len(records[0]["x"])) if records else None
         for r in records:
             o = oracles.for_model(model, r["x"])
-            out = run_instance(o, method, None, r["clock"])
+            w, alpha, eps, variant = settings["switch"]  # a rule keeps state: one per run
+            switch = explain.SwitchRule(w=w, alpha=alpha, eps=eps, variant=variant)
+            out = run_instance(o, method, settings["time_limit"], r["clock"], switch,
+                               settings["unit_cxps"])
             t0 = time.process_time()
             ok = verify.check_all(model, r["x"], r["axps"], r["cxps"])
             check_s = time.process_time() - t0

@@ -72,6 +72,28 @@ def test_entailment_and_counterexamples_match_brute_force(seed):
                 assert predict(np.asarray([cex]))[0] != o.prediction
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_a_search_resumed_pass_by_pass_under_a_deadline_gives_the_same_answers(seed):
+    """With a deadline the first pass stops after _CHUNK leaves tested and later passes
+    resume from the boxes left: with a chunk of one leaf every question takes that route."""
+    model, x, domains = random_model(seed)
+    o, bf = oracle_pair(model, x, domains)
+    n = len(domains)
+    with pytest.MonkeyPatch.context() as mp, o.time_limit(600):
+        mp.setattr("fxai.oracles.boosted._CHUNK", 1)
+        for k in range(n + 1):
+            for fixed in itertools.combinations(range(n), k):
+                assert (o.counterexample(fixed) is None) == bf.entails(fixed), fixed
+
+
+def test_a_fixed_feature_out_of_range_is_refused():
+    o = BoostedOracle(tie_ensemble(), [0, 1], ties="keep")
+    for bad in ([2], [-1]):
+        with pytest.raises(IndexError, match="out of range"):
+            o.counterexample(bad)
+
+
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_real_line_counterexamples_are_valid(seed):

@@ -22,9 +22,9 @@ class _Progress:
         self.what, self.todo, self.done = what, todo, 0
         self.t0 = self.shown = time.process_time()
 
-    def step(self) -> None:
+    def step(self, now: float) -> None:
+        """One feature decided; ``now``: the process CPU time read for this step."""
         self.done += 1
-        now = time.process_time()
         if now - self.shown >= 5.0:
             self.shown = now
             log.info("%s: %d of %d features decided, %.1f CPU s", self.what, self.done,
@@ -140,7 +140,8 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
             necessary: set[int] = set()  # features a counterexample proved necessary
             bits = 0 if known is None else Known.bits(fixed)  # fixed, for known
             for n, i in enumerate(todo):
-                o.check_time()
+                now = time.process_time()  # one clock read per step: the limit, the progress
+                o.check_time(now)
                 if i in necessary:
                     pass
                 elif proof is not None and i not in proof:
@@ -160,7 +161,7 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                         proof = part
                         bits &= ~(1 << i)
                 weak = set(fixed)
-                progress.step()
+                progress.step(now)
     except TimeLimitExceeded as e:
         raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(fixed)
@@ -229,25 +230,29 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
             if not o.remembers:  # its points depend on the question alone
                 free = {i for i in free if not _agrees(o, cex, i)}
             weak = set(free)
+            bits = None  # free, for known (as of the last change of free)
             for i in order:
-                o.check_time()
+                now = time.process_time()
+                o.check_time(now)
                 if i not in free:
-                    progress.step()
+                    progress.step(now)
                     continue
                 if not _agrees(o, cex, i):  # else the point stays a witness with i fixed
-                    if known is not None and known.meets_alone("axp", Known.bits(free), i):
-                        progress.step()  # fixing i too fixes that AXp: entailed
-                        continue
+                    if known is not None:
+                        bits = Known.bits(free) if bits is None else bits
+                        if known.meets_alone("axp", bits, i):
+                            progress.step(now)  # fixing i too fixes that AXp: entailed
+                            continue
                     found = o.counterexample((set(feats) - free) | {i})
                     if found is None:
-                        progress.step()
+                        progress.step(now)
                         continue
                     cex = found
                     if not o.remembers:
                         free = {j for j in free if not _agrees(o, cex, j)}
                 free.discard(i)
-                weak = set(free)
-                progress.step()
+                weak, bits = set(free), None
+                progress.step(now)
     except TimeLimitExceeded as e:
         raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(free)

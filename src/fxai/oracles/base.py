@@ -187,9 +187,11 @@ class Oracle(ABC):
         finally:
             self.deadline, self._started = before
 
-    def check_time(self) -> None:
-        """Raise :class:`TimeLimitExceeded` if the deadline of :meth:`time_limit` passed."""
-        if self.deadline is not None and time.process_time() >= self.deadline:
+    def check_time(self, now: float | None = None) -> None:
+        """Raise :class:`TimeLimitExceeded` if the deadline of :meth:`time_limit` passed
+        (at ``now``, a process CPU time read just before, if given)."""
+        if self.deadline is not None and (
+                time.process_time() if now is None else now) >= self.deadline:
             raise TimeLimitExceeded(f"{type(self).__name__}: time limit reached",
                                     self.deadline - self._started)
 

@@ -85,7 +85,7 @@ class BoostedOracle(Oracle):
     """
 
     # what the model rotation of also_necessary uses (shared by the subclasses, whose own
-    # __init__ does not call this one): the last counterexample's intervals, and CPU s of
+    # __init__ does not call this one): the last counterexample's intervals, and seconds of
     # its question, of the last rotation and of one rotated point
     _cex: np.ndarray | None = None
     _asked_s, _rotation_s, _point_s = 0.0, 0.0, 2e-5
@@ -142,6 +142,7 @@ class BoostedOracle(Oracle):
         self._offset = self._sign * ens.base_margin - self._cut  # bounds are relative to the cut
         self._base = np.float32([self._sign * ens.base_margin, 0.0])
         self._divisor = np.float32(1.0)
+        self._cut32 = np.float32(self._cut)
 
     def _intervals(self, model: dict, domains) -> None:
         """The instance's threshold interval per used feature and, with ``domains``, the
@@ -201,10 +202,13 @@ class BoostedOracle(Oracle):
     def counterexample(self, fixed: Iterable[int], time_limit: float | None = None) -> list | None:
         """See :meth:`Oracle.counterexample`; ``time_limit`` as for :meth:`entails`."""
         self.calls += 1
-        t0 = time.process_time()
-        with self.time_limit(time_limit):
-            point = self._search(self._fixed_mask(fixed))
-        self._cex, self._asked_s = point, time.process_time() - t0
+        t0 = time.perf_counter()
+        if time_limit is None:
+            point = self._ask(fixed)
+        else:
+            with self.time_limit(time_limit):
+                point = self._ask(fixed)
+        self._cex, self._asked_s = point, time.perf_counter() - t0
         return None if point is None else self._point(point)
 
     def also_necessary(self, freed: int, candidates) -> set[int]:
@@ -219,7 +223,7 @@ class BoostedOracle(Oracle):
         budget = self._rotation_budget()
         if self._cex is None or not cols or budget < 1:
             return set()
-        t0 = time.process_time()
+        t0 = time.perf_counter()
         cols = cols[:budget]
         base = self._cex.copy()
         if self._col[freed] >= 0:
@@ -236,7 +240,7 @@ class BoostedOracle(Oracle):
         points = np.repeat(np.asarray([self._point(base)], dtype=np.float64), len(owners), 0)
         points[np.arange(len(owners)), owners] = values
         changes = self._changes(points)
-        self._rotation_s = time.process_time() - t0
+        self._rotation_s = time.perf_counter() - t0
         self._point_s = (self._point_s + self._rotation_s / len(owners)) / 2
         return {j for j, yes in zip(owners, changes, strict=True) if yes}
 
@@ -264,8 +268,8 @@ class BoostedOracle(Oracle):
             return
         limit = _CHUNK
         while True:
-            self.check_time()
             started = time.process_time()
+            self.check_time(started)
             yield limit
             spent = max(time.process_time() - started, 1e-6)
             left = self.deadline - time.process_time()
@@ -296,26 +300,30 @@ class BoostedOracle(Oracle):
         hi[0, :n][mask] = self._v[mask] + 1
         return lo, hi, 1
 
-    def _search(self, mask: np.ndarray) -> np.ndarray | None:
-        """Branch and bound from the box of ``mask``; a counterexample or None."""
-        stack = self._root(mask)
-        search = compiled_search()
-        for limit in self._limits():
-            point, *stack = search(self._cf, self._clo, self._chi, self._val, self._starts,
-                                   self._offset, self._base.dtype.type(self._cut),
-                                   self._inclusive, *stack, self._v, self._tol, self._jv,
-                                   self._base, self._divisor, limit)
-            if not _undecided(point):
-                return point if point.size else None
+    def _ask(self, fixed: Iterable[int]) -> np.ndarray | None:
+        """A counterexample's intervals for the features ``fixed``, or None: the branch and
+        bound from their box, built and searched in one compiled call (its first pass
+        under a deadline); the subclasses search from :meth:`_fixed_mask`'s box."""
+        ask, search = compiled_search()
+        tables = (self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
+                  self._cut32, self._inclusive)
+        limits = self._limits()
+        point, *stack = ask(np.fromiter(fixed, dtype=np.int64), self._col, self._v,
+                            self._size, *tables, self._tol, self._jv, self._base,
+                            self._divisor, next(limits))
+        while _undecided(point):
+            point, *stack = search(*tables, *stack, self._v, self._tol, self._jv, self._base,
+                                   self._divisor, next(limits))
+        return point if point.size else None
 
 
 @functools.cache
 def compiled_search():
-    """The compiled branch and bound (:func:`fxai.oracles.search.search`), imported on the
-    first search (numba loads then), looked up once."""
-    from fxai.oracles.search import search
+    """The compiled branch and bound (:func:`fxai.oracles.search.ask` and ``search``),
+    imported on the first search (numba loads then), looked up once."""
+    from fxai.oracles.search import ask, search
 
-    return search
+    return ask, search
 
 
 def _undecided(point: np.ndarray) -> bool:

@@ -105,6 +105,9 @@ class ScoreOracle(BoostedOracle):
             self._pairs[j] = tables
         return self._pairs[j]
 
+    def _ask(self, fixed) -> np.ndarray | None:
+        return self._search(self._fixed_mask(fixed))
+
     def _search(self, mask: np.ndarray) -> np.ndarray | None:
         """Branch and bound per rival class from the box of ``mask``; a counterexample or
         None."""
@@ -124,7 +127,7 @@ class ScoreOracle(BoostedOracle):
         """One pass over ``rivals`` in order, each search resumed from its stack of boxes in
         ``stacks`` (the box of ``mask`` at first): (a counterexample or None, the rivals
         left undecided within ``limit`` more leaves tested each)."""
-        search = compiled_search()
+        _, search = compiled_search()
         ens, c = self.ensemble, self.index
         divisor = ens.dtype(ens.divisor)
         undecided = []

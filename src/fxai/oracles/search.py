@@ -117,6 +117,27 @@ def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - co
 
 
 @njit(cache=True)
+def ask(fixed, col, v, size, cf, clo, chi, val, starts, offset, cut, inclusive, tol, jv, base,
+        divisor, limit):  # pragma: no cover - compiled
+    """:func:`search` from the box that fixes the features ``fixed`` (original indices;
+    ``col`` maps each to its column of ``v``, -1 for a feature no tree splits on) and leaves
+    every other feature its ``size`` intervals: one compiled call per question."""
+    n1 = size.size
+    slo = np.zeros((1, n1), dtype=np.int64)
+    shi = np.empty((1, n1), dtype=np.int64)
+    shi[0, :] = size
+    for f in fixed:
+        if f < 0 or f >= col.size:
+            raise IndexError("a fixed feature is out of range")
+        c = col[f]
+        if c >= 0:
+            slo[0, c] = v[c]
+            shi[0, c] = v[c] + 1
+    return search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, 1, v, tol, jv,
+                  base, divisor, limit)
+
+
+@njit(cache=True)
 def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, tol, jv,
             base, divisor, limit):  # pragma: no cover - compiled
     """Depth-first branch and bound (see the module docstring) over the stack of boxes

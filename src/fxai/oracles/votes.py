@@ -281,9 +281,9 @@ class VoteOracle(ScoreOracle):
         if sel is None:  # the bound proved it
             return fixed
         owner = enc.assumptions(mask, self._v)
-        t0 = time.process_time()
+        t0 = time.perf_counter()
         if solve(enc.solver, [*owner, sel], self):
-            self._cex, self._asked_s = self._model_point(), time.process_time() - t0
+            self._cex, self._asked_s = self._model_point(), time.perf_counter() - t0
             return None
         core = {self._used[owner[lit]] for lit in enc.solver.get_core() or () if lit in owner}
         if len(rivals) < len(self._rivals) and not set(
