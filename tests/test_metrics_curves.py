@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from fxai.metrics.curves import (
     average,
@@ -11,6 +12,7 @@ from fxai.metrics.curves import (
     instance_curves,
     merge,
     sample,
+    steps_curves,
     time_scale,
 )
 
@@ -101,6 +103,19 @@ def test_average_instances_and_code_kl_plateau():
     np.testing.assert_allclose(avg["error"]["a"][1], avg["error"]["b"][1])
     t, v = average([(np.array([0.0, 1.0, 2.0]), np.array([3.0, 3.0, 1.0]))], lead_value=0.5)
     np.testing.assert_allclose(v, [0.5, 0.5, 1.0])
+
+
+def test_a_subset_of_metrics_gives_those_curves_unchanged():
+    steps = {"a": axp_steps(RUN_A), "b": axp_steps(RUN_B)}
+    full = steps_curves(steps, EXACT, 2)
+    only = steps_curves(steps, EXACT, 2, metrics=("error", "kl"))
+    assert list(only) == ["error", "kl"]
+    for metric in only:
+        for m in steps:
+            np.testing.assert_array_equal(only[metric][m][1], full[metric][m][1])
+    assert list(average_instances([only, only])) == ["error", "kl"]
+    with pytest.raises(ValueError, match="unknown metrics"):
+        steps_curves(steps, EXACT, 2, metrics=("error", "speed"))
 
 
 def test_zero_exact_ffa_gives_zero_error():

@@ -65,7 +65,7 @@ class Evidence:
         if not runs:
             return {}, {}
         checks = sorted((self.res.root / "checks" / "ffa").rglob("*.jsonl"))
-        agg = collect(load_runs(runs, checks))
+        agg = collect(load_runs(runs, checks), metrics=("error",))  # all a claim reads
         meta = pd.DataFrame(agg.metas)
         done = meta[meta["status"] == "done"]
         times = {m: float(done.loc[done["method"] == m, "time_s"].mean()) for m in METHODS}

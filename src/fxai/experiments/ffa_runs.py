@@ -24,7 +24,7 @@ from pathlib import Path
 
 from fxai.errors import DataError
 from fxai.experiments import ffa
-from fxai.metrics.curves import AxpSteps, StepsBuilder, steps_curves
+from fxai.metrics.curves import METRICS, AxpSteps, StepsBuilder, steps_curves
 from fxai.report.stream_json import parse_objects
 from fxai.runfile import header_of, incomplete, iter_records
 
@@ -214,6 +214,7 @@ class Aggregate:
     the instance with the smallest row id among those in the figures (for FFA pictures)."""
 
     variant: str = "paper"
+    metrics: tuple[str, ...] = METRICS  # the curves computed per instance
     curves: dict[tuple[str, int], dict] = field(default_factory=dict)
     notes: dict[str, dict[str, int]] = field(default_factory=dict)
     metas: list[dict] = field(default_factory=list)
@@ -242,17 +243,20 @@ class Aggregate:
             n["missing_or_error"] += 1
             return
         steps = {m: r.steps for m, r in ok.items()}
-        self.curves[key] = steps_curves(steps, ex[0], ex[1], self.variant)
+        self.curves[key] = steps_curves(steps, ex[0], ex[1], self.variant, self.metrics)
         n["used"] += 1
         if ds not in self.pictures or inst < self.pictures[ds].instance:
             self.pictures[ds] = Picture(inst, ok[METHODS[0]].x, ex[0], steps)
 
 
-def collect(runs: Iterable[ReducedRun], variant: str = "paper") -> Aggregate:
+def collect(runs: Iterable[ReducedRun], variant: str = "paper",
+            metrics: tuple[str, ...] = METRICS) -> Aggregate:
     """Group reduced runs by instance as they come and turn each instance into its curves as
     soon as it has all methods (the rest at the end): memory holds the pending instances'
-    steps and every instance's curves (at most ``MAX_POINTS`` + 1 points each), never runs."""
-    agg = Aggregate(variant)
+    steps and every instance's curves (at most ``MAX_POINTS`` + 1 points each), never runs.
+    ``metrics``: the curves to compute (e.g. only ``("error",)`` where nothing else is
+    read)."""
+    agg = Aggregate(variant, metrics)
     pending: dict[tuple[str, int], dict[str, ReducedRun]] = {}
     done: set[tuple[str, int, str]] = set()
     for r in runs:

@@ -200,12 +200,17 @@ def steps_scale(steps: Mapping[str, AxpSteps]) -> float:
 
 def steps_curves(
     steps: Mapping[str, AxpSteps], exact: FFA, n_exact: int, variant: str = "paper",
+    metrics: Sequence[str] = METRICS,
 ) -> dict[str, dict[str, Curve]]:
-    """:func:`instance_curves` from the runs already reduced by :func:`axp_steps`."""
+    """:func:`instance_curves` from the runs already reduced by :func:`axp_steps`, for
+    ``metrics`` (default: all of :data:`METRICS`)."""
     _check_variant(variant)
+    unknown = sorted(set(metrics) - set(METRICS))
+    if unknown:
+        raise ValueError(f"unknown metrics {unknown}; known: {METRICS}")
     scale = steps_scale(steps)
     out: dict[str, dict[str, Curve]] = {}
-    for metric in METRICS:
+    for metric in metrics:
         curves = {m: _raw_curve(st, exact, n_exact, metric, variant) for m, st in steps.items()}
         if metric == "error":
             top = max((float(v.max()) for _, v in curves.values() if v.size), default=0.0)
@@ -283,7 +288,8 @@ def average(curves: Sequence[Curve], lead_value: float | None = None) -> Curve:
 def average_instances(
     per_instance: Sequence[Mapping[str, Mapping[str, Curve]]], variant: str = "paper",
 ) -> dict[str, dict[str, Curve]]:
-    """``{metric: {method: mean curve}}`` over instances (each must have every method).
+    """``{metric: {method: mean curve}}`` over instances (each must have every method; the
+    metrics of the first instance's curves).
 
     Two instances, one method, with curves from :func:`instance_curves`:
 
@@ -298,8 +304,9 @@ def average_instances(
     """
     if not per_instance:
         return {}
-    methods = list(per_instance[0][METRICS[0]])
+    metrics = list(per_instance[0])
+    methods = list(per_instance[0][metrics[0]])
     lead = {"kl": KL_INF_PAPER} if variant == "code" else {}
     return {metric: {m: average([inst[metric][m] for inst in per_instance], lead.get(metric))
                      for m in methods}
-            for metric in METRICS}
+            for metric in metrics}
