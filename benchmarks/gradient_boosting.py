@@ -1,12 +1,13 @@
-"""Benchmark: one AXp of the three gradient-boosting libraries' default 100-round models,
-side by side.
+"""Benchmark: one AXp of the gradient-boosting libraries' default 100-round models, side by
+side.
 
     .venv/bin/python -m benchmarks.gradient_boosting [--instances 5] [--datasets ...]
 
 Models (scikit-learn's own datasets, ``train_test_split(test_size=0.25, random_state=0)``,
 every library at its defaults but the seed): ``XGBClassifier(random_state=0)``,
 ``lightgbm.LGBMClassifier(random_state=0, verbose=-1)`` and
-``HistGradientBoostingClassifier(random_state=0)`` (100 rounds each: one tree per round for
+``HistGradientBoostingClassifier(random_state=0)`` and
+``GradientBoostingClassifier(random_state=0)`` (100 rounds each: one tree per round for
 two classes, one per class and round for more; HistGradientBoosting stops early on more
 than 10,000 rows only) on breast_cancer (2 classes, 30 features) and digits (10 classes, 64
 features). Explained: the first ``--instances`` test rows. The compiled search is loaded
@@ -15,7 +16,8 @@ first (``oracles.warm_up``, printed: once per process). Per model: the conversio
 deletion, under ``--time-limit`` CPU s) cold (on a fresh copy of the model: its conversion
 and leaf tables inside the clock, as for one row per process) and warm (on the model
 converted once, the tables of earlier rows kept), and the check of the warm AXp by the
-family's independent checker (``verify.check_all``: sufficient and subset-minimal).
+family's independent checker (``verify.check_all``: sufficient and subset-minimal) and
+its CPU s. ``--libraries``: only those.
 
 Writes ``<out>.csv`` (one row per library, dataset and instance; ``--out`` defaults to
 ``results/bench/gradient-boosting``) and ``<out>.md`` (per library and dataset: trees,
@@ -33,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 DATASETS = ("breast_cancer", "digits")
-LIBRARIES = ("xgboost", "lightgbm", "hist_gradient")
+LIBRARIES = ("xgboost", "lightgbm", "hist_gradient", "gradient_boosting")
 
 
 def _data(name: str):
@@ -53,6 +55,10 @@ def _fit(library: str, X, y):
         import lightgbm as lgb
 
         return lgb.LGBMClassifier(random_state=0, verbose=-1).fit(X, y)
+    if library == "gradient_boosting":
+        from sklearn.ensemble import GradientBoostingClassifier
+
+        return GradientBoostingClassifier(random_state=0).fit(X, y)
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     return HistGradientBoostingClassifier(random_state=0).fit(X, y)
@@ -77,14 +83,15 @@ def _axp(model, x, time_limit: float):
     return axp, time.process_time() - t0
 
 
-def run(instances: int, datasets: list[str], time_limit: float) -> list[dict]:
+def run(instances: int, datasets: list[str], time_limit: float,
+        libraries: tuple[str, ...] = LIBRARIES) -> list[dict]:
     from fxai import oracles, verify
 
     print(f"compiled search loaded in {oracles.warm_up():.2f} s", flush=True)
     rows = []
     for ds in datasets:
         Xtr, Xte, ytr, _ = _data(ds)
-        for lib in LIBRARIES:
+        for lib in libraries:
             model = _fit(lib, Xtr, ytr)
             t0 = time.process_time()
             oracles.check_model(model)  # converted once, kept for for_model
@@ -94,24 +101,28 @@ def run(instances: int, datasets: list[str], time_limit: float) -> list[dict]:
                 x = Xte[i]
                 cold = _axp(pickle.loads(pickle.dumps(model)), x, time_limit)[1]
                 axp, cpu = _axp(model, x, time_limit)
-                checked = "time limit"
+                checked, check_s = "time limit", None
                 if axp is not None:
+                    t0 = time.process_time()
                     try:
                         ok_a, _ = verify.check_all(model, x, [axp], [], time_limit=60)
                         checked = "valid, minimal" if ok_a == [True] else "WRONG"
                     except oracles.TimeLimitExceeded:
                         checked = "unchecked"
+                    check_s = round(time.process_time() - t0, 4)
                 rows.append({"library": lib, "dataset": ds, "trees": trees,
                              "convert_s": round(convert, 3), "instance": i,
                              "axp_s": round(cpu, 4), "cold_s": round(cold, 4),
-                             "size": None if axp is None else len(axp), "check": checked})
+                             "size": None if axp is None else len(axp), "check": checked,
+                             "check_s": check_s})
                 print(rows[-1], flush=True)
     return rows
 
 
 def _summary(rows: list[dict]) -> str:
     lines = ["| library | dataset | trees | conversion CPU s | AXp CPU s mean / max | cold AXp CPU "
-             "s mean / max | AXp size mean | checked |", "|---|---|---|---|---|---|---|---|"]
+             "s mean / max | AXp size mean | checked | check CPU s mean |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for lib in LIBRARIES:
         for ds in DATASETS:
             r = [x for x in rows if x["library"] == lib and x["dataset"] == ds]
@@ -127,7 +138,8 @@ def _summary(rows: list[dict]) -> str:
                          + (f" ({cut} at the time limit)" if cut else "") + " | "
                          f"{np.mean(cold):.3f} / {max(cold):.3f} | "
                          f"{np.mean([x['size'] for x in done] or [np.nan]):.1f} | "
-                         f"{ok} of {len(r)} |")
+                         f"{ok} of {len(r)} | "
+                         f"{np.mean([x['check_s'] for x in done] or [np.nan]):.3f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -136,9 +148,10 @@ def main() -> None:
     p.add_argument("--instances", type=int, default=5)
     p.add_argument("--time-limit", type=float, default=60.0, help="CPU s per AXp")
     p.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
+    p.add_argument("--libraries", nargs="+", choices=LIBRARIES, default=list(LIBRARIES))
     p.add_argument("--out", default="results/bench/gradient-boosting")
     args = p.parse_args()
-    rows = run(args.instances, args.datasets, args.time_limit)
+    rows = run(args.instances, args.datasets, args.time_limit, tuple(args.libraries))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out.with_suffix(".csv"), "w", newline="") as fh:

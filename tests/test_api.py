@@ -7,7 +7,7 @@ import gc
 import numpy as np
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
 from sklearn.exceptions import NotFittedError
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.tree import DecisionTreeClassifier
@@ -46,9 +46,9 @@ def test_unfitted_models_say_so(model):
 
 def test_unsupported_models_name_their_type_and_the_supported_ones(data):
     X, y = data
-    gbc = GradientBoostingClassifier(n_estimators=2, random_state=0).fit(X, y)
-    with pytest.raises(TypeError, match="GradientBoostingClassifier; supported: fitted scikit"):
-        oracles.for_model(gbc, X[0])
+    ada = AdaBoostClassifier(n_estimators=2, random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="AdaBoostClassifier; supported: fitted scikit"):
+        oracles.for_model(ada, X[0])
 
 
 def test_boosted_models_are_converted_once(data):
@@ -201,9 +201,9 @@ def test_for_model_refuses_unknown_keywords_naming_the_nearest(data):
 
 
 def test_unsupported_model_is_named_before_the_row_is_read(data):
-    gb = GradientBoostingClassifier(n_estimators=2).fit(*data)
-    with pytest.raises(TypeError, match="no oracle for a model of type GradientBoosting"):
-        oracles.for_model(gb, {"region": "west"})
+    ada = AdaBoostClassifier(n_estimators=2).fit(*data)
+    with pytest.raises(TypeError, match="no oracle for a model of type AdaBoost"):
+        oracles.for_model(ada, {"region": "west"})
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf])

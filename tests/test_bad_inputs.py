@@ -305,16 +305,16 @@ def test_inputs_that_do_not_go_together(mixed, tmp_path, fxai_cli, case):
 
 
 def test_a_valid_model_of_another_type_gets_no_advice_to_delete_it(tmp_path):
-    """A user's own GradientBoostingClassifier is readable, just not a supported family:
+    """A user's own AdaBoostClassifier is readable, just not a supported family:
     the error names its type and never says to delete it."""
     import joblib
-    from sklearn.ensemble import GradientBoostingClassifier
+    from sklearn.ensemble import AdaBoostClassifier
 
     from fxai import models
 
     path = tmp_path / "mine.joblib"
-    joblib.dump(GradientBoostingClassifier(n_estimators=2).fit([[0], [1]], [0, 1]), path)
-    with pytest.raises(models.ModelError, match="it holds a GradientBoostingClassifier") as e:
+    joblib.dump(AdaBoostClassifier(n_estimators=2).fit([[0], [1]], [0, 1]), path)
+    with pytest.raises(models.ModelError, match="it holds a AdaBoostClassifier") as e:
         models.load(path)
     assert "delete" not in str(e.value) and "pass a model of one of those types" in str(
         e.value)

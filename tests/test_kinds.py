@@ -17,7 +17,11 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
@@ -53,6 +57,8 @@ MAKERS = {
     "nbc": lambda s: CategoricalNB().fit(*data(s, 2)),
     "hist_gradient": lambda s: HistGradientBoostingClassifier(
         max_iter=5, max_depth=3, random_state=s).fit(*data(s, 2 + s % 2)),
+    "gradient_boosting": lambda s: GradientBoostingClassifier(
+        n_estimators=5, max_depth=2, random_state=s).fit(*data(s, 2 + s % 2)),
     "lightgbm": lambda s: lightgbm_model(*data(s, 3 - s % 2)),
     "xgboost": lambda s: xgb.XGBClassifier(n_estimators=5, max_depth=3, random_state=s).fit(
         *data(s, 3 if s % 2 else 2)),
@@ -60,7 +66,8 @@ MAKERS = {
         "forest", RandomForestClassifier(4, max_depth=3, random_state=s))]).fit(*data(s, 2)),
 }
 #: the kinds whose class is a sum of leaves, with a tie model of test_ties.py each
-SCORES = {"forest": "forest_soft", "hist_gradient": "hist_gradient", "lightgbm": "lightgbm",
+SCORES = {"forest": "forest_soft", "hist_gradient": "hist_gradient",
+          "gradient_boosting": "gradient_boosting", "lightgbm": "lightgbm",
           "xgboost": "xgboost_softprob", "pipeline": "pipeline_xgboost"}
 
 

@@ -19,7 +19,11 @@ import lightgbm as lgb
 import numpy as np
 import pytest
 import xgboost as xgb
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -62,6 +66,31 @@ def hist_gradient_tie() -> HistGradientBoostingClassifier:
     """Real score 2^-51 everywhere; below 0.5 on all four features the float64 sum passes 4,
     where 2^-51 is half a unit and rounds away: 0, a tie, class 0."""
     return hist_gradient(2.0**-51, stumps(1.0, -1.0))
+
+
+def gradient_boosting_tie() -> GradientBoostingClassifier:
+    """A binary GradientBoostingClassifier (init "zero", learning rate 1) of one split per
+    tree, left iff float32(x) <= t, class 1 iff its float64 sum, tree by tree, is >= 0.
+    A first tree adds 2^-51 everywhere, then +1 below 0.5 per feature, then -1, -1, -1 and
+    -(1 + 2^-51): the real score is 2^-51 or 0 everywhere, class 1 (a tie is class 1 here).
+    Below 0.5 on all four features the sum passes 4 + 2^-51, which rounds to 4, and ends at
+    -2^-51: class 0; with any three, every partial sum is exact."""
+    trees = [(0, 0.5, 2.0**-51, 2.0**-51)] + [(f, t, 0.0, 0.0) for f in range(N)
+                                                for t in np.arange(1.5, 11.0)]
+    trees += [(f, 0.5, 1.0, 0.0) for f in range(N)]
+    trees += [(f, 0.5, -1.0 - (2.0**-51 if f == N - 1 else 0.0), 0.0) for f in range(N)]
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 12, (100, N))
+    m = GradientBoostingClassifier(n_estimators=len(trees), max_depth=1, learning_rate=1.0,
+                                   init="zero", random_state=0)
+    m.fit(X, rng.integers(0, 2, len(X)))  # noise: every stage splits
+    for (est,), (f, t, left, right) in zip(m.estimators_, trees, strict=True):
+        tree = est.tree_
+        assert tree.node_count == 3
+        tree.feature[0], tree.threshold[0] = f, t
+        tree.value[tree.children_left[0], 0, 0] = left
+        tree.value[tree.children_right[0], 0, 0] = right
+    return m
 
 
 def xgboost_model(per_class, objective: str) -> xgb.XGBClassifier:
@@ -199,6 +228,7 @@ def brute_force(model, x, grid) -> tuple[list[list[int]], list[list[int]]]:
 
 MODELS = {
     "hist_gradient": hist_gradient_tie,
+    "gradient_boosting": gradient_boosting_tie,
     "forest_soft": forest_tie,
     "lightgbm": lightgbm_tie,
     "xgboost_softprob": lambda: xgboost_tie("multi:softprob"),

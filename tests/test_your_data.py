@@ -278,6 +278,27 @@ def test_a_pipeline_of_yours_is_checked_and_explained_on_the_file_values(tmp_pat
         assert all(len(a) <= len(COLUMNS) - 1 for a in r["results"]["marco-a"]["axps"])
 
 
+def test_a_gradient_boosting_model_of_yours_is_checked_and_explained(tmp_path):
+    """user_model and cross_run with family gbc: a GradientBoostingClassifier fitted on the
+    prepared columns, every explanation verified."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from fxai.commands import cross_run
+
+    csv, raw = own_model(tmp_path)
+    gbc = GradientBoostingClassifier(n_estimators=10, max_depth=2, random_state=0)
+    joblib.dump(gbc.fit(raw.drop(columns="approved"), raw["approved"]), tmp_path / "g.joblib")
+    assert run_user_model(tmp_path, tmp_path / "g.joblib", csv, family="gbc") == 0
+    args = argparse.Namespace(
+        dataset="own", prepared=str(tmp_path), family="gbc", model=str(tmp_path / "copy.joblib"),
+        split=str(tmp_path / "split.json"), instances=3, time_limit=10.0, clock="cpu",
+        delta=0.95, seed=0, out=str(tmp_path / "gbc_own.jsonl"))
+    assert cross_run.run(args) == 0
+    recs = run_records(tmp_path / "gbc_own.jsonl")
+    assert len(recs) == 3 and all(r["verified"] for r in recs)
+    assert all(r["results"]["marco-a"]["complete"] for r in recs)
+
+
 def test_a_pipeline_with_a_step_fxai_cannot_follow_is_refused_naming_it(tmp_path):
     from sklearn.impute import SimpleImputer
     from sklearn.pipeline import make_pipeline

@@ -2,8 +2,9 @@
 :data:`FAMILIES`, read by the commands (their ``--family`` choices, a forest's vote) and by
 the rule files (wildcards, training rules, the report's model tables).
 
-nbc/dt/rf/hgb/lgbm/pipe are joblib files (hgb: scikit-learn HistGradientBoostingClassifier,
-lgbm: LightGBM LGBMClassifier, pipe: a user's scikit-learn Pipeline), obdd an fxai JSON node
+nbc/dt/rf/hgb/lgbm/pipe/gbc are joblib files (hgb: scikit-learn HistGradientBoostingClassifier,
+lgbm: LightGBM LGBMClassifier, pipe: a user's scikit-learn Pipeline, gbc: a user's
+GradientBoostingClassifier), obdd an fxai JSON node
 table, bt/mbt XGBoost JSON (mbt: multi-class). ``rfh`` is the ``rf`` forest read with the hard
 vote (the majority of the trees' votes): the same file, another model semantics.
 
@@ -55,6 +56,8 @@ FAMILIES = {f.name: f for f in (
     Family("lgbm", ".joblib", "LGBMClassifier (joblib)", ("lightgbm",), ensemble=True,
            real=True),
     Family("pipe", ".joblib", "scikit-learn Pipeline (joblib)", ("pipeline",), user=True),
+    Family("gbc", ".joblib", "GradientBoostingClassifier (joblib)", ("gradient_boosting",),
+           user=True),
 )}
 #: family -> a forest's vote rule (scikit-learn's predict is the soft vote)
 VOTES = {f.name: f.vote for f in FAMILIES.values() if f.vote}

@@ -26,8 +26,8 @@ KEYWORDS = ("domains", "vote", "missing")
 #: keyword -> what it applies to (the one message of a keyword that does not apply)
 WHY = {
     "domains": "domains (finite values per feature) applies to trees, forests, XGBoost, "
-               "HistGradientBoosting, LightGBM, naive Bayes and fxai's own models; a "
-               "Pipeline's encoders and splits give its columns' values",
+               "HistGradientBoosting, GradientBoosting, LightGBM, naive Bayes and fxai's own "
+               "models; a Pipeline's encoders and splits give its columns' values",
     "vote": "vote (a random forest's vote rule) applies to random and extra-trees forests "
             "and to Pipelines ending in one",
     "missing": "missing (NaN as a value of every feature) applies to HistGradientBoosting, "
@@ -84,6 +84,12 @@ def _hist_gradient(model, domains, vote, missing):
     return hist_gradient.from_sklearn(model, missing)
 
 
+def _gradient_boosting(model, domains, vote, missing):
+    from fxai.models import gradient_boosting
+
+    return gradient_boosting.from_sklearn(model)
+
+
 def _lightgbm(model, domains, vote, missing):
     from fxai.models import lgbm
 
@@ -128,6 +134,8 @@ CONVERTERS = {c.kind: c for c in (
               lambda m, *_: m, lambda m, o: None),
     Converter("hist_gradient", _always("domains", "missing"),
               _hist_gradient, lambda m, o: (m._predictors, o[2]), coded=True),
+    Converter("gradient_boosting", _always("domains"), _gradient_boosting,
+              lambda m, o: (m.estimators_, m.init_)),
     Converter("lightgbm", _always("domains", "missing"), _lightgbm,
               lambda m, o: (_lgbm_booster(m).current_iteration(),
                             _lgbm_booster(m).best_iteration, o[2]),

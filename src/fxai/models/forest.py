@@ -29,7 +29,7 @@ from fxai.values import plain
 VOTES = ("soft", "hard")
 
 
-def _strict_threshold(t: np.ndarray) -> np.ndarray:
+def strict_threshold(t: np.ndarray) -> np.ndarray:
     """``t'`` (float32) with ``float32(x) <= t  <=>  float32(x) < t'`` for every x."""
     a = t.astype(np.float32)
     a = np.where(a.astype(np.float64) > t, np.nextafter(a, np.float32(-np.inf)), a)
@@ -65,7 +65,7 @@ def from_sklearn(clf, vote: str = "soft") -> ScoreEnsemble:
         leaf = left < 0
         trees.append(Tree(
             feature=np.where(leaf, 0, t.feature).astype(np.int64),
-            threshold=np.where(leaf, 0, _strict_threshold(t.threshold)).astype(np.float32),
+            threshold=np.where(leaf, 0, strict_threshold(t.threshold)).astype(np.float32),
             left=left,
             right=np.asarray(t.children_right, dtype=np.int64),
             value=np.where(leaf[:, None], value, 0.0),

@@ -1,11 +1,11 @@
 """What kind of library model an object is: the one place fxai recognises model types.
 
 :func:`kind` names the kind of a model object ("pipeline", "tree", "forest", "nbc",
-"hist_gradient", "lightgbm", "xgboost"), or None for anything else (fxai's own models
-included). The probes are cheap: a library is imported only when the object's class (or
-one of its base classes) comes from it, so asking never loads XGBoost or LightGBM for a
-scikit-learn model. Subclasses count as their base class. Models, oracles, checkers and
-commands all ask here.
+"hist_gradient", "gradient_boosting", "lightgbm", "xgboost"), or None for anything else
+(fxai's own models included). The probes are cheap: a library is imported only when the
+object's class (or one of its base classes) comes from it, so asking never loads XGBoost or
+LightGBM for a scikit-learn model. Subclasses count as their base class. Models, oracles,
+checkers and commands all ask here.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ CLASSES = {
     "forest": ("sklearn.ensemble", ("RandomForestClassifier", "ExtraTreesClassifier")),
     "nbc": ("sklearn.naive_bayes", ("CategoricalNB",)),
     "hist_gradient": ("sklearn.ensemble", ("HistGradientBoostingClassifier",)),
+    "gradient_boosting": ("sklearn.ensemble", ("GradientBoostingClassifier",)),
     "lightgbm": ("lightgbm", ("Booster", "LGBMClassifier")),
     "xgboost": ("xgboost", ("Booster", "XGBModel")),
 }

@@ -411,13 +411,13 @@ class _Reader:
 def _dt_tree(clf) -> Tree:
     """A fitted tree in the array layout (``x < t'``, as :mod:`fxai.models.forest`); a
     leaf's value: its class index."""
-    from fxai.models.forest import _strict_threshold
+    from fxai.models.forest import strict_threshold
 
     t = clf.tree_
     left = np.asarray(t.children_left, dtype=np.int64)
     leaf = left < 0
     return Tree(feature=np.where(leaf, 0, t.feature).astype(np.int64),
-                threshold=np.where(leaf, 0, _strict_threshold(t.threshold)).astype(np.float32),
+                threshold=np.where(leaf, 0, strict_threshold(t.threshold)).astype(np.float32),
                 left=left, right=np.asarray(t.children_right, dtype=np.int64),
                 value=np.argmax(t.value[:, 0, :], axis=1))
 

@@ -25,7 +25,8 @@ from fxai.oracles.base import Oracle
 SUPPORTED = ("fitted scikit-learn DecisionTreeClassifier, RandomForestClassifier, "
              "ExtraTreesClassifier or CategoricalNB, XGBoost Booster or XGBClassifier "
              "(binary:logistic, multi:softmax, multi:softprob), scikit-learn "
-             "HistGradientBoostingClassifier or LightGBM, a scikit-learn "
+             "HistGradientBoostingClassifier, GradientBoostingClassifier or LightGBM, a "
+             "scikit-learn "
              "Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, "
              "OBDD, Ensemble, ScoreEnsemble, NBCTables or XLC")
 

@@ -67,8 +67,8 @@ def _tree(model, x, domains, opt: Options) -> Checker:
 
 
 def _scores(model, x, domains, opt: Options) -> Checker:
-    """The MILP per rival class (multi-class XGBoost, forests, HistGradientBoosting and
-    LightGBM)."""
+    """The MILP per rival class (multi-class XGBoost, forests, HistGradientBoosting,
+    GradientBoosting and LightGBM)."""
     from fxai.verify.scores import ScoreChecker
 
     chk = ScoreChecker(model, x, domains, opt.vote, groups=opt.groups, missing=opt.missing)
@@ -134,6 +134,7 @@ def _pipeline(model, x, domains, opt: Options) -> Checker:
 CHECKERS: dict[str, Callable[..., Checker]] = {
     "nbc": _nbc, "tree": _tree, "forest": _forest, "xgboost": _xgboost,
     "hist_gradient": _grid, "lightgbm": _grid, "pipeline": _pipeline,
+    "gradient_boosting": _scores,
 }
 #: what each kind's checker is, for messages
 NAMES = {
@@ -142,6 +143,7 @@ NAMES = {
     "forest": "scikit-learn RandomForestClassifier / ExtraTreesClassifier",
     "xgboost": "XGBoost binary:logistic, multi:softmax, multi:softprob",
     "hist_gradient": "scikit-learn HistGradientBoostingClassifier",
+    "gradient_boosting": "scikit-learn GradientBoostingClassifier",
     "lightgbm": "LightGBM LGBMClassifier / Booster",
     "pipeline": "scikit-learn Pipeline of encoders and scalers (by its last step's checker)",
 }

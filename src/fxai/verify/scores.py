@@ -185,7 +185,7 @@ class ScoreChecker:
             m = booster(self.model).inplace_predict(np.asarray(X, dtype=np.float32),
                                                      predict_type="margin")
             return np.atleast_2d(m).astype(np.float64)
-        if self.test == "le64":  # HistGradientBoosting, LightGBM: raw scores
+        if self.test == "le64" or is_kind(self.model, "gradient_boosting"):  # raw scores
             r = (self.model.predict(np.asarray(X, dtype=np.float64), raw_score=True)
                  if is_kind(self.model, "lightgbm") else
                  self.model.decision_function(self._frame(X)))
@@ -729,6 +729,8 @@ def _reading(model, vote: str):
                  else key.num_boosted_rounds(),)
     elif hasattr(model, "_predictors"):
         token = (model._predictors,)
+    elif is_kind(model, "gradient_boosting"):
+        token = (model.estimators_, model.init_)
     else:
         token = tuple(e.tree_ for e in getattr(model, "estimators_", ()))
     kept = _READINGS.get(key)
@@ -748,6 +750,8 @@ def _read(model, vote: str):
         return _read_lightgbm(model)
     if is_kind(model, "hist_gradient"):
         return _read_hist_gradient(model)
+    if is_kind(model, "gradient_boosting"):
+        return _read_gradient_boosting(model)
     if is_xgboost(model):
         import json
 
@@ -824,6 +828,26 @@ def _read_hist_gradient(model):
                               np.where(leaf, -1, nd["right"].astype(np.int64)), value,
                               nd["missing_go_to_left"].astype(bool), cats))
     return trees, "le64", k, n, categories
+
+
+def _read_gradient_boosting(model):
+    """scikit-learn's ``estimators_`` (regression trees per stage and class, left iff
+    ``float32(x) <= t``), each leaf ``learning_rate * value``; two classes score
+    ``[0, raw]``. The intercept is the library's score at the instance less its leaves
+    (:meth:`ScoreChecker._encode`), so any constant init is read."""
+    per = model.estimators_.shape[1]
+    k = max(2, per)
+    trees = []
+    for stage in model.estimators_:
+        for cls, est in enumerate(stage):
+            t = est.tree_
+            leaf = t.children_left < 0
+            value = np.zeros((t.node_count, k))
+            value[:, 1 if per == 1 else cls] = np.where(
+                leaf, model.learning_rate * t.value[:, 0, 0], 0.0)
+            trees.append(Tree(np.where(leaf, -1, t.feature), t.threshold, t.children_left,
+                              t.children_right, value))
+    return trees, "le32", k, int(model.n_features_in_), {}
 
 
 _ZERO = float(np.float32(1e-35))  # LightGBM reads |x| <= 1e-35f as 0 before every test
