@@ -209,3 +209,21 @@ def test_a_hist_gradient_model_with_empty_cells_is_explained_with_missing(user, 
     rows = json.loads(out.read_text())["rows"]
     assert all(r["verified"] and r["complete"] for r in rows)
     assert np.isnan(rows[0]["instance"]["dose"]) and rows[1]["instance"]["dose"] == 0.5
+
+
+def test_a_gradient_boosting_model_is_explained_and_checked(user):
+    """A GradientBoostingClassifier saved with joblib: every row explained completely and
+    every explanation checked (issue 66: it was refused)."""
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    df = pd.read_csv(user / "train.csv")
+    X = df[["dose", "level"]]
+    gbc = GradientBoostingClassifier(n_estimators=5, max_depth=2, random_state=0)
+    joblib.dump(gbc.fit(X, df.sick), user / "gbc.joblib")
+    X.head(3).to_csv(user / "rows3.csv", index=False)
+    out = user / "gbc.out.json"
+    assert main(["explain", "--model", str(user / "gbc.joblib"), "--instances",
+                 str(user / "rows3.csv"), "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert len(rows) == 3 and all(r["verified"] and r["complete"] for r in rows)
+    assert [r["prediction"] for r in rows] == gbc.predict(X.head(3)).tolist()
