@@ -51,6 +51,16 @@ def test_unsupported_models_name_their_type_and_the_supported_ones(data):
         oracles.for_model(ada, X[0])
 
 
+def test_a_gradient_boosting_model_of_another_init_is_refused_naming_it(data):
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, y = data
+    gbc = GradientBoostingClassifier(n_estimators=2, init=DecisionTreeClassifier(max_depth=1),
+                                     random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="init=DecisionTreeClassifier.*the default init"):
+        oracles.for_model(gbc, X[0])
+
+
 def test_boosted_models_are_converted_once(data):
     X, y = data
     clf = xgb.XGBClassifier(n_estimators=5, max_depth=2, random_state=0).fit(X, y)
