@@ -207,8 +207,8 @@ def for_model(model: object, x, **kwargs) -> Oracle:
     TypeError: no oracle for a model of type str; supported: fitted scikit-learn \
 DecisionTreeClassifier, RandomForestClassifier, ExtraTreesClassifier or CategoricalNB, \
 XGBoost Booster or XGBClassifier (binary:logistic, multi:softmax, multi:softprob), \
-scikit-learn HistGradientBoostingClassifier or LightGBM, a scikit-learn \
-Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, \
+scikit-learn HistGradientBoostingClassifier, GradientBoostingClassifier or LightGBM, a \
+scikit-learn Pipeline of encoders and scalers ending in one of those, fxai DecisionGraph, OBDD, \
 Ensemble, ScoreEnsemble, NBCTables or XLC
     """
     options = {k: kwargs.pop(k, None) for k in conversion.KEYWORDS}
