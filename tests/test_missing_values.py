@@ -60,10 +60,38 @@ def test_the_oracles_refuse_nan_without_for_model(tree, booster):
 
 
 def test_missing_is_no_domain_value(tree, booster):
-    with pytest.raises(ValueError, match="the domain of feature 0 contains NaN"):
-        oracles.for_model(tree, [1.0, 0.3], domains=[[0.0, 1.0, np.nan], None])
-    with pytest.raises(ValueError, match=r"domain of feature 0 has missing values \(NaN\)"):
-        oracles.for_model(booster, [1.0, 0.3], domains=[[0.0, 1.0, np.nan], None])
+    for model in (tree, booster):
+        with pytest.raises(ValueError, match="the domain of feature 'a' holds nan: a domain"):
+            oracles.for_model(model, [1.0, 0.3], domains=[[0.0, 1.0, np.nan], None])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_domain_with_nan_or_infinity_is_named_as_the_domain_for_every_kind(bad):
+    """Issue 66: NaN or infinity in a domain was reported as if it were the row's value, or
+    infinity was taken; every kind now names the domain (the oracle and the checker)."""
+    import lightgbm as lgb
+    import xgboost as xgb
+    from sklearn.ensemble import (
+        GradientBoostingClassifier,
+        HistGradientBoostingClassifier,
+        RandomForestClassifier,
+    )
+    from sklearn.tree import DecisionTreeClassifier
+
+    from fxai import verify
+
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 10, float)
+    y = np.array([0, 1, 1, 0] * 10)
+    for model in (DecisionTreeClassifier(), RandomForestClassifier(3, random_state=0),
+                  HistGradientBoostingClassifier(max_iter=3), GradientBoostingClassifier(
+                      n_estimators=3), xgb.XGBClassifier(n_estimators=3),
+                  lgb.LGBMClassifier(n_estimators=3, verbose=-1, min_child_samples=2)):
+        model.fit(X, y)
+        domains = [[0.0, 1.0, bad], [0.0, 1.0]]
+        with pytest.raises(ValueError, match=r"the domain of (feature 0|'\w+') holds -?(nan|inf)"):
+            oracles.for_model(model, [1.0, 1.0], domains=domains)
+        with pytest.raises(ValueError, match=r"the domain of (feature 0|'\w+') holds -?(nan|inf)"):
+            verify.check_all(model, [1.0, 1.0], [[0, 1]], [], domains=domains)
 
 
 @pytest.mark.heavy

@@ -174,7 +174,10 @@ class Encoded:
         for c, vals in zip(self.columns, values, strict=True):
             for v in vals or ():
                 if not (missing_value(v) and c.missing):
-                    c.code(v)  # a ValueError for a value the column cannot take
+                    try:
+                        c.code(v)  # a ValueError for a value the column cannot take
+                    except ValueError as err:
+                        raise ValueError(f"the domain of {c.name!r} holds {v!r}: {err}") from None
         return dataclasses.replace(self, values=values)
 
     @property

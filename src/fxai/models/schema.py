@@ -281,6 +281,7 @@ class Schema:
                                 f"real feature) or a DataFrame, not {type(finite).__name__}")
             if n is not None and len(finite) != n:
                 raise ValueError(f"domains has {len(finite)} entries, the model {n} features")
+            _finite_values(finite, names)
         width = n if n is not None else len(finite or labels)
         labels = [labels[i] if i < len(labels) else None for i in range(width)]
         out = cls(None if names is None else tuple(names), n,
@@ -321,6 +322,19 @@ class Schema:
                 raise ValueError(f"feature {f}: value {v!r} is outside its domain {shown}")
             out.append(v)
         return out, [self.labels[i] if i < len(self.labels) else None for i in range(len(out))]
+
+
+def _finite_values(domains: Sequence, names) -> None:
+    """ValueError for NaN or infinity in a domain (a row with it is refused: a domain lists
+    the values a feature takes)."""
+    for i, dom in enumerate(domains):
+        for v in dom or ():
+            if isinstance(v, float | np.floating) and not math.isfinite(v):
+                f = repr(names[i]) if names else str(i)
+                raise ValueError(f"the domain of feature {f} holds {float(v)!r}: a domain lists "
+                                 "values a feature takes, and a row with a missing or infinite "
+                                 "value is refused (HistGradientBoosting, LightGBM and forests "
+                                 "take NaN with missing=True)")
 
 
 def _columns(columns) -> list[str]:
