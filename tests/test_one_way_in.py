@@ -79,6 +79,26 @@ def test_explain_rows_of_no_rows_is_an_empty_table(tree):
     assert out.empty and "explanation" in out.columns
 
 
+def test_explain_rows_of_a_list_of_dicts_reads_each_dict_by_name(tree):
+    """Issue 66: ``explain_rows(pipe, [dict, dict])`` said "instance has 2 values"."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    df = pd.DataFrame({"city": ["a", "b", "c", "a", "b", "c"] * 5, "age": list(range(30))})
+    y = (df.city == "a") | (df.age > 20)
+    pipe = Pipeline([("pre", ColumnTransformer([("oh", OneHotEncoder(), ["city"])],
+                                                remainder="passthrough")),
+                     ("tree", DecisionTreeClassifier(max_depth=3, random_state=0))]).fit(df, y)
+    rows = [{"city": "a", "age": 3}, {"age": 25, "city": "b"}]
+    got = explain.explain_rows(pipe, rows, time_limit=30)
+    want = explain.explain_rows(pipe, pd.DataFrame(rows), time_limit=30)
+    assert len(got) == 2 and got["explanation"].tolist() == want["explanation"].tolist()
+    assert got["prediction"].tolist() == pipe.predict(pd.DataFrame(rows)).tolist()
+    with pytest.raises(TypeError, match="several rows .* not one dict"):
+        explain.explain_rows(pipe, rows[0])
+
+
 # ---- 1. LightGBM's names: the user's own, in the library and the CLI ----------------------
 
 @pytest.fixture(scope="module")

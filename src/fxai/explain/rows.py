@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping, Sequence
 
 from fxai.explain.extract import find_axp, find_cxp
 from fxai.explain.names import explanation
@@ -16,7 +17,7 @@ log = logging.getLogger(__name__)
 
 def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None, **kw):
     """A pandas DataFrame with one explanation per row of ``rows`` (a DataFrame, its index
-    kept, or a 2-D array): ``prediction``, ``features`` (indices), ``names``,
+    kept, a list of dicts of feature name to value, or a 2-D array): ``prediction``, ``features`` (indices), ``names``,
     ``explanation`` (its :func:`~fxai.explain.describe` text), ``cpu_s`` and ``status``
     ("ok", or "time limit": ``features`` is then the weak AXp / CXp reached, or empty, and
     the explanation says it is weak, not minimal).
@@ -30,7 +31,7 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
     ----------
     model : object
         A fitted model, as :func:`fxai.oracles.for_model` takes it.
-    rows : pandas.DataFrame or 2-D array
+    rows : pandas.DataFrame, list of dict or 2-D array
         The instances.
     kind : {"axp", "cxp"}
     time_limit : float or None
@@ -60,8 +61,14 @@ def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None
     if kind not in ("axp", "cxp"):
         raise ValueError(f"kind must be 'axp' or 'cxp', not {kind!r}")
     valid_time_limit(time_limit)
-    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(np.atleast_2d(rows))
-    named = isinstance(rows, pd.DataFrame)
+    if isinstance(rows, Mapping):
+        raise TypeError("explain_rows takes several rows (a DataFrame, a list of dicts or a "
+                        "2-D array), not one dict: pass [row], or use explain.find_axp")
+    named = isinstance(rows, pd.DataFrame) or (
+        isinstance(rows, Sequence) and len(rows) > 0 and all(isinstance(r, Mapping)
+                                                           for r in rows))
+    frame = rows if isinstance(rows, pd.DataFrame) else (
+        pd.DataFrame(list(rows)) if named else pd.DataFrame(np.atleast_2d(rows)))
     out = []
     t0 = shown = time.process_time()
     for n, (label, row) in enumerate(frame.iterrows()):
