@@ -17,8 +17,9 @@ log = logging.getLogger(__name__)
 
 def explain_rows(model, rows, kind: str = "axp", time_limit: float | None = None, **kw):
     """A pandas DataFrame with one explanation per row of ``rows`` (a DataFrame, its index
-    kept, a list of dicts of feature name to value, or a 2-D array): ``prediction``, ``features`` (indices), ``names``,
-    ``explanation`` (its :func:`~fxai.explain.describe` text), ``cpu_s`` and ``status``
+    kept, a list of dicts of feature name to value, or a 2-D array): ``prediction``,
+    ``features`` (indices), ``names``, ``explanation`` (its :func:`~fxai.explain.describe`
+    text), ``cpu_s`` and ``status``
     ("ok", or "time limit": ``features`` is then the weak AXp / CXp reached, or empty, and
     the explanation says it is weak, not minimal).
 
