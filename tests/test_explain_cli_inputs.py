@@ -97,6 +97,20 @@ def test_a_pickle_of_another_scikit_learn_version_says_so(tree_files, capsys):
     assert "fit and save it again" in err and "Traceback" not in err
 
 
+def test_a_pickle_naming_an_old_module_path_says_so(tree_files, capsys):
+    """Issue 66: a module path of another scikit-learn version (e.g. sklearn.tree.tree, gone
+    since 0.24) was called "corrupt, cut short or of another kind"."""
+    raw = (tree_files / "m.joblib").read_bytes()
+    assert b"sklearn.tree._classes" in raw
+    (tree_files / "old.joblib").write_bytes(raw.replace(b"sklearn.tree._classes",
+                                                        b"sklearn.tree._klasses"))
+    assert cli.run(["explain", "--model", str(tree_files / "old.joblib"), "--instances",
+                    str(tree_files / "rows.csv"), "--out", str(tree_files / "o.json")]) == 1
+    err = capsys.readouterr().err
+    assert "names the module 'sklearn.tree._klasses', which scikit-learn" in err
+    assert "pickled under another version" in err and "corrupt" not in err
+
+
 @pytest.mark.parametrize("case", ["same path", "out a folder", "figures a file"])
 def test_outputs_that_cannot_be_written_are_refused_before_any_row(tree_files, case, capsys,
                                                                    monkeypatch):

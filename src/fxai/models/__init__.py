@@ -99,6 +99,18 @@ def _unpickle(path: Path):
         warnings.simplefilter("error", InconsistentVersionWarning)
         try:
             return joblib.load(path)
+        except ModuleNotFoundError as e:  # a module path of another version of a library
+            import sklearn
+
+            lib = (e.name or "").partition(".")[0]
+            if not lib or lib not in ("sklearn", "xgboost", "lightgbm", "fxai"):
+                raise
+            here = f"scikit-learn {sklearn.__version__}" if lib == "sklearn" else lib
+            raise ModelError(
+                f"model file {path} names the module {e.name!r}, which {here} does not have: "
+                "it was pickled under another version of the library. Fit and save it again "
+                "under the version installed here, or run fxai where that version is "
+                "installed.") from None
         except InconsistentVersionWarning as w:
             raise ModelError(
                 f"model file {path} was saved with scikit-learn {w.original_sklearn_version}; "
