@@ -254,22 +254,28 @@ def fitted_pipeline(raw: pd.DataFrame, path: Path) -> None:
     joblib.dump(pipe.fit(raw.drop(columns="approved"), raw["approved"]), path)
 
 
+def cross_run_copy(tmp_path, family: str) -> list[dict]:
+    """``cross-run`` on the checked copy of a user's model (3 rows): its records."""
+    from fxai.commands import cross_run
+
+    args = argparse.Namespace(
+        dataset="own", prepared=str(tmp_path), family=family,
+        model=str(tmp_path / "copy.joblib"), split=str(tmp_path / "split.json"), instances=3,
+        time_limit=10.0, clock="cpu", delta=0.95, seed=0,
+        out=str(tmp_path / f"{family}_own.jsonl"))
+    assert cross_run.run(args) == 0
+    return run_records(tmp_path / f"{family}_own.jsonl")
+
+
 def test_a_pipeline_of_yours_is_checked_and_explained_on_the_file_values(tmp_path):
     """user_model and cross_run with family pipe: the prepared rows go to the pipeline as
     the file shows them (purpose as text), every explanation by column and verified."""
-    from fxai.commands import cross_run
-
     csv, raw = own_model(tmp_path, drop=())
     fitted_pipeline(raw, tmp_path / "pipe.joblib")
     assert run_user_model(tmp_path, tmp_path / "pipe.joblib", csv, family="pipe") == 0
     meta = json.loads((tmp_path / "copy.meta.json").read_text())
     assert 0.6 < meta["accuracy_test"] <= 1
-    args = argparse.Namespace(
-        dataset="own", prepared=str(tmp_path), family="pipe", model=str(tmp_path / "copy.joblib"),
-        split=str(tmp_path / "split.json"), instances=3, time_limit=10.0, clock="cpu",
-        delta=0.95, seed=0, out=str(tmp_path / "pipe_own.jsonl"))
-    assert cross_run.run(args) == 0
-    recs = run_records(tmp_path / "pipe_own.jsonl")
+    recs = cross_run_copy(tmp_path, "pipe")
     assert len(recs) == 3 and all(r["verified"] for r in recs)
     for r in recs:
         assert r["x"][COLUMNS.index("purpose")] in ("car", "education", "house")
@@ -283,18 +289,11 @@ def test_a_gradient_boosting_model_of_yours_is_checked_and_explained(tmp_path):
     prepared columns, every explanation verified."""
     from sklearn.ensemble import GradientBoostingClassifier
 
-    from fxai.commands import cross_run
-
     csv, raw = own_model(tmp_path)
     gbc = GradientBoostingClassifier(n_estimators=10, max_depth=2, random_state=0)
     joblib.dump(gbc.fit(raw.drop(columns="approved"), raw["approved"]), tmp_path / "g.joblib")
     assert run_user_model(tmp_path, tmp_path / "g.joblib", csv, family="gbc") == 0
-    args = argparse.Namespace(
-        dataset="own", prepared=str(tmp_path), family="gbc", model=str(tmp_path / "copy.joblib"),
-        split=str(tmp_path / "split.json"), instances=3, time_limit=10.0, clock="cpu",
-        delta=0.95, seed=0, out=str(tmp_path / "gbc_own.jsonl"))
-    assert cross_run.run(args) == 0
-    recs = run_records(tmp_path / "gbc_own.jsonl")
+    recs = cross_run_copy(tmp_path, "gbc")
     assert len(recs) == 3 and all(r["verified"] for r in recs)
     assert all(r["results"]["marco-a"]["complete"] for r in recs)
 
