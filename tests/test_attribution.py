@@ -19,7 +19,7 @@ from test_xpg_random import random_dlist, random_omdd, random_sklearn_tree
 
 from fxai import attribution, oracles
 from fxai.attribution import formal, heuristic
-from fxai.attribution.shapley import from_game
+from fxai.attribution.shapley import _slice_means, from_game
 from fxai.models.dtree import from_sklearn
 from fxai.models.nbc import XLC
 from fxai.models.obdd import OBDD
@@ -122,6 +122,19 @@ def test_boosted_trees(seed):
     model, x, domains = random_model(600 + seed, n_max=5, dom_max=3)
     o = oracles.for_model(model, x, domains=domains, ties="keep")
     check(o, lambda P: model.predict(np.asarray(P, np.float32)).astype(int), domains)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grid_means_equal_numpy_means_of_each_slice_to_the_last_bit(seed):
+    """The audit ranks tied scores: the grid route's one-pass means are ``np.mean`` of each
+    coalition's slice exactly (the table holds 0/1 or class numbers)."""
+    rng = np.random.default_rng(700 + seed)
+    shape = tuple(int(d) for d in rng.integers(1, 5, int(rng.integers(1, 6))))
+    table = rng.integers(0, 3 if seed % 2 else 2, shape).astype(float)
+    at = [int(rng.integers(d)) for d in shape]
+    want = [np.mean(table[tuple(a if m >> j & 1 else slice(None) for j, a in enumerate(at))])
+            for m in range(1 << len(shape))]
+    assert _slice_means(table, at).tolist() == want
 
 
 @pytest.mark.heavy

@@ -134,12 +134,22 @@ def game_grid(o: Oracle, predict: Callable, domains: Sequence[Sequence], value: 
     for j, f in enumerate(players):
         points[:, f] = grid[j].ravel()
     table = _target(o, value)(predict(points)).reshape([len(a) for a in axes])
-    at = [a.index(x[f]) for a, f in zip(axes, players, strict=True)]
-    out = np.empty(1 << len(players))
-    for m in range(out.size):
-        idx = tuple(at[j] if m >> j & 1 else slice(None) for j in range(len(players)))
-        out[m] = float(np.mean(table[idx]))
-    return out
+    return _slice_means(table, [a.index(x[f]) for a, f in zip(axes, players, strict=True)])
+
+
+def _slice_means(table: np.ndarray, at: Sequence[int]) -> np.ndarray:
+    """For every mask ``m`` of the axes, the mean of ``table`` with axis ``j`` at ``at[j]``
+    where bit ``j`` of ``m`` is set and free elsewhere, one axis at a time.
+
+    The sums are exact when ``table`` holds integers (``g`` is 0/1 or a class number), so
+    the means equal ``np.mean`` of each slice to the last bit, whatever the summation order.
+    """
+    sums, counts = table[None], np.ones(1)
+    for j, size in enumerate(table.shape):
+        # bit j clear (free: summed over the axis) then set (fixed at x's value)
+        sums = np.concatenate([sums.sum(axis=1), sums[:, at[j]]])
+        counts = np.concatenate([counts * size, counts])
+    return sums / counts
 
 
 def game_background(o: Oracle, predict: Callable, background, value: str,
@@ -154,16 +164,16 @@ def game_background(o: Oracle, predict: Callable, background, value: str,
                          f"columns, not shape {bg.shape}")
     x = np.asarray(o.instance, dtype=float)
     g = _target(o, value)
-    out = np.empty(1 << len(players))
+    fixed = np.arange(1 << len(players))[:, None] >> np.arange(len(players)) & 1
+    mask = np.zeros((len(fixed), o.n_features), dtype=bool)
+    mask[:, players] = fixed.astype(bool)
+    out = np.empty(len(mask))
     chunk = max(1, 2 ** 16 // len(bg))  # coalitions per predict call
     for start in range(0, out.size, chunk):
-        masks = range(start, min(out.size, start + chunk))
-        rows = np.repeat(bg[None], len(masks), axis=0)
-        for k, m in enumerate(masks):
-            fixed = [f for b, f in enumerate(players) if m >> b & 1]
-            rows[k][:, fixed] = x[fixed]
-        y = g(predict(rows.reshape(-1, bg.shape[1]))).reshape(len(masks), len(bg))
-        out[start:start + len(masks)] = y.mean(axis=1)
+        m = mask[start:start + chunk, None, :]
+        rows = np.where(m, x, bg[None])
+        y = g(predict(rows.reshape(-1, bg.shape[1]))).reshape(len(m), len(bg))
+        out[start:start + len(m)] = y.mean(axis=1)
     return out
 
 
