@@ -37,10 +37,20 @@ def tiny(tmp_path_factory):
     return d
 
 
-def ffa_run(tiny, method, out, *ks, model="model.json", window="2"):
+def ffa_run(tiny, method, out, *ks, model="model.json", window="2", limit="30"):
     return main(["ffa-run", "--model", str(tiny / model), "--data", str(tiny / "toy.csv"),
                  "--split", str(tiny / "split.json"), "--instance", *map(str, ks), "--method",
-                 method, "--time-limit", "30", "--window", window, *SETTINGS, "--out", str(out)])
+                 method, "--time-limit", limit, "--window", window, *SETTINGS, "--out", str(out)])
+
+
+def test_no_time_limit_runs_to_the_exact_ffa(tiny):
+    """``--time-limit none`` (config ``ffa.time_limit: null``, the paper-exact profile)."""
+    out = tiny / "runs" / "unlimited.jsonl"
+    assert ffa_run(tiny, "marco-s", out, 0, limit="none") == 0
+    head, (rec,) = read_run(out)
+    assert head["settings"]["time_limit"] is None
+    assert rec["time_limit"] is None and rec["status"] == "done" and rec["complete"]
+    assert verify_run(tiny, out)[0]["verified"] is True
 
 
 def test_three_methods_agree_and_verify(tiny):

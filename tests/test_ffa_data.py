@@ -58,6 +58,19 @@ def test_prepare_mnist_pair(tmp_path):
     assert all(f["type"] == "numeric" for f in dom["features"])
 
 
+def test_binarized_pixels_are_binary_features_above_the_middle_grey(tmp_path):
+    """``image.binarize`` (the FFA paper's categorical MNIST): a pixel is 1 above 127.5."""
+    labels = np.array([1, 3, 1])
+    images = np.stack([np.full((28, 28), v) for v in (127, 128, 255)])
+    write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", images)
+    write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", labels)
+    entry = {"name": "mnist-1vs3-c", "image": {"size": 10, "digits": [1, 3], "binarize": True}}
+    df, dom = prepare_image(entry, sorted(tmp_path.iterdir()))
+    assert df["p0_0"].tolist() == [0, 1, 1] and df["p9_9"].tolist() == [0, 1, 1]
+    assert all(f["type"] == "binary" and f["values"] == [0, 1] for f in dom["features"])
+    assert set(np.unique(df.drop(columns="target").to_numpy())) == {0, 1}
+
+
 def test_prepare_pneumonia_adds_alternative_train_images(tmp_path):
     def imgs(vals):
         return np.stack([np.full((28, 28), v, dtype=np.uint8) for v in vals])

@@ -269,6 +269,10 @@ def test_runtime_table_hardness_columns():
                                                                             "hardness"]
     assert t.loc["sarcasm", "hardness"] == "model meta not given"
     assert "hardness" not in runtime_table(recs).columns
+    # an encoding of a published dataset (binarised MNIST) is compared with the paper's model
+    t = runtime_table(runs_of("mnist-1vs3-c", 0), {"mnist-1vs3-c": meta}, paper,
+                      {"mnist-1vs3-c": "mnist-1vs3"}).set_index("dataset")
+    assert "paper: 100 features, 25 trees of depth 3" in t.loc["mnist-1vs3-c", "hardness"]
 
 
 @pytest.mark.parametrize("cut", ["run", "check", "meta"])

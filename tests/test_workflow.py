@@ -53,6 +53,18 @@ def test_paper_quick_overlay_resolves_allowing_missing_datasets():
     assert r.returncode == 0, out(r)[-3000:]
 
 
+def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
+    """Issue 67: every run to the exact FFA, MNIST with binarised (categorical) pixels."""
+    r = dry_run("--configfile", "config/paper.yaml", "config/allow-missing.yaml",
+                "config/paper-exact.yaml", "-p", "--",
+                "results/paper-exact/tables/ffa_table1_runtime.csv",
+                env={"FXAI_DATA_MIRROR": ""})
+    assert r.returncode == 0, out(r)[-3000:]
+    runs = [line for line in out(r).splitlines() if "fxai.cli ffa-run" in line]
+    assert len(runs) == 225 and all("--time-limit none" in line for line in runs)
+    assert sum("mnist-1vs3-c.json" in line for line in runs) == 45
+
+
 def test_mirror_that_does_not_exist_stops(tmp_path):
     r = dry_run(env={"FXAI_DATA_MIRROR": str(tmp_path / "no-such-dir")})
     assert r.returncode != 0

@@ -41,3 +41,12 @@ nonnegative = number(float, lo=0)
 probability = number(float, 0, 1)  # deltas: [0, 1]
 fraction = number(float, 0, 1, lo_open=True, hi_open=True)  # test/validation sizes: (0, 1)
 share = number(float, 0, 1, lo_open=True)  # a share of the rows: (0, 1]
+
+
+def or_none(parse: Callable[[str], int | float]) -> Callable[[str], int | float | None]:
+    """``parse``, or None for the word ``none`` (e.g. no time limit)."""
+
+    def parse_or_none(text: str) -> int | float | None:
+        return None if text.strip().lower() == "none" else parse(text)
+
+    return parse_or_none

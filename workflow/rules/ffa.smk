@@ -1,7 +1,8 @@
 # Anytime FFA (Figures 1-10, Table 1): XGBoost per dataset, then one job per (dataset,
 # method, part of ffa.instances_per_job instances) running MARCO-A / -C / -S on each of its
-# instances with a time limit (a run file that resumes at the instance a kill stopped), one
-# job checking every explanation of that run file, then the figures and the runtime table.
+# instances with a time limit or none (a run file that resumes at the instance a kill
+# stopped), one job checking every explanation of that run file, then the figures and the
+# runtime table.
 
 FFA = config["ffa"]
 FFA_SKIP = set(DATA_UNAVAILABLE)  # common.smk: not in the mirror
@@ -17,6 +18,15 @@ FFA_FIGS = [f"{RESULTS}/figures/ffa_fig{n}_{m}.{ext}"
             for m, ns in {"error": (1, 6), "tau": (2, 7), "rbo": (3, 8), "kl": (4, 9),
                           "naxp": (5, 10)}.items() for n in ns for ext in ("png", "pdf")]
 FFA_FIGS += [f"{RESULTS}/figures/ffa_pictures.{ext}" for ext in ("png", "pdf")]
+
+
+def ffa_runtime(w, attempt):
+    """SLURM minutes of a run or check job: its instances' time limits, or the cap when the
+    runs have none."""
+    limit = FFA["time_limit"]
+    if limit is None:
+        return RUNTIME_CAP_MIN * 2 ** (attempt - 1)
+    return runtime_min(len(FFA_PARTS[int(w.part)]) * limit, attempt)
 
 
 def ffa_model(ds):
@@ -60,7 +70,7 @@ rule ffa_run:
         part=r"\d+",
     params:
         instances=lambda w: " ".join(str(k) for k in FFA_PARTS[int(w.part)]),
-        time_limit=FFA["time_limit"],
+        time_limit="none" if FFA["time_limit"] is None else FFA["time_limit"],
         seed=config["seed"],
         clock=FFA["clock"],
         unit="--unit-cxps" if FFA["unit_cxps"] else "",
@@ -69,8 +79,7 @@ rule ffa_run:
     group:
         "ffa"
     resources:
-        runtime=lambda w, attempt: runtime_min(
-            len(FFA_PARTS[int(w.part)]) * FFA["time_limit"], attempt),
+        runtime=ffa_runtime,
         mem_mb=FFA["mem_mb"],
     log:
         log_path("ffa/run_{ds}_{method}_{part}"),
@@ -93,8 +102,7 @@ rule ffa_verify:
     group:
         "ffa"
     resources:
-        runtime=lambda w, attempt: runtime_min(
-            len(FFA_PARTS[int(w.part)]) * FFA["time_limit"], attempt),
+        runtime=ffa_runtime,
         mem_mb=FFA["mem_mb"],
     log:
         log_path("ffa/verify_{ds}_{method}_{part}"),

@@ -1,4 +1,4 @@
-"""Anytime FFA runs on test instances: MARCO-A, MARCO-C or MARCO-S with a time limit.
+"""Anytime FFA runs on test instances: MARCO-A, MARCO-C or MARCO-S, with a time limit or none.
 
 Instance K is the K-th row id of a seeded permutation of the split's test rows (so the first
 N runs of a dataset are N distinct random test instances whatever N is). One run file holds
@@ -16,7 +16,7 @@ import functools
 import logging
 from pathlib import Path
 
-from fxai.argtypes import count, nonnegative, positive, positive_int
+from fxai.argtypes import count, nonnegative, or_none, positive, positive_int
 from fxai.errors import DataError
 from fxai.experiments.ffa import METHODS, run_instance
 from fxai.experiments.process import in_own_process
@@ -34,7 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="explain the K-th row of the seeded permutation of the test rows "
                         "(several: one record each, in this order)")
     p.add_argument("--method", choices=sorted(METHODS), required=True)
-    p.add_argument("--time-limit", type=positive, required=True, help="seconds (per instance)")
+    p.add_argument("--time-limit", type=or_none(positive), required=True,
+                   help="seconds per instance, or none: every run to the exact FFA")
     p.add_argument("--out", required=True,
                    help="run file (JSON Lines, a record per instance; <out>.partial until done)")
     # no defaults: the workflow passes seed, config ffa.clock and ffa.switch.* (the schema
@@ -99,8 +100,9 @@ def run(args: argparse.Namespace) -> int:
                                 f"{e}") from None
             record = base | {"instance": row, "k": k, "x": x.tolist(),
                              "prediction": np.asarray(o.prediction).item()}
-            LOG.info("k=%d: row %d, %d candidate features, limit %.0fs", k, row,
-                     len(o.features), args.time_limit)
+            LOG.info("k=%d: row %d, %d candidate features, limit %s", k, row,
+                     len(o.features), "none" if args.time_limit is None
+                     else f"{args.time_limit:g}s")
 
             record |= in_own_process(functools.partial(
                 run_instance, o, args.method, args.time_limit, args.clock, rule, args.unit_cxps))

@@ -4,8 +4,12 @@ Images are downscaled from 28x28 to ``image.size`` x ``image.size`` (10 in the p
 area averaging: each output pixel is the mean of the input area it covers, with fractional
 overlaps weighted (28/10 = 2.8 input pixels per output pixel), computed as ``W @ img @ W.T``
 with a row-stochastic overlap matrix ``W``. Pixels are numeric features ``p<row>_<col>``
-(grey levels 0..255, rounded to 3 decimals). The paper does not say how it downscaled;
-the authors' archive with the processed images is unreadable (shared notes §2).
+(grey levels 0..255, rounded to 3 decimals), or with ``image.binarize`` binary ones (1 where
+the downscaled grey level is above 127.5): the FFA paper's MNIST models were trained on
+categorical pixels (the authors' ``-c``, whose prediction code reads any category above 0 as
+"pixel on"), and one-hot columns of a two-valued pixel split a tree as the pixel itself does.
+The paper does not say how it downscaled; the authors' archive with the processed images is
+unreadable (shared notes §2).
 
 * MNIST (``image.digits: [a, b]``): the mirror holds only the 10k test set (IDX files), so
   the two digits' test images form the whole table and the workflow's 80/20 split is taken
@@ -27,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from fxai.errors import DataError
+
+BINARY_THRESHOLD = 127.5  # image.binarize: a pixel is 1 above the middle of the grey levels
 
 
 def area_matrix(n_in: int, n_out: int) -> np.ndarray:
@@ -78,18 +84,24 @@ def _find(paths: Sequence[Path], word: str, what: str) -> Path:
     return hits[0]
 
 
-def _table(pixels: np.ndarray, y: np.ndarray, classes: list, labels: list, name: str):
+def _table(pixels: np.ndarray, y: np.ndarray, classes: list, labels: list, name: str,
+           binarize: bool = False):
     size = pixels.shape[1]
     names = [f"p{r}_{c}" for r in range(size) for c in range(pixels.shape[2])]
-    df = pd.DataFrame(np.round(pixels.reshape(len(pixels), -1), 3), columns=names)
+    flat = pixels.reshape(len(pixels), -1)
+    if binarize:
+        df = pd.DataFrame((flat > BINARY_THRESHOLD).astype(int), columns=names)
+        features = [{"name": n, "type": "binary", "values": [0, 1]} for n in names]
+    else:
+        df = pd.DataFrame(np.round(flat, 3), columns=names)
+        features = [{"name": n, "type": "numeric"} for n in names]
     df["target"] = y.astype(int)
-    domains = {"name": name,
-               "features": [{"name": n, "type": "numeric"} for n in names],
+    domains = {"name": name, "features": features,
                "target": {"name": "target", "classes": classes, "labels": labels}}
     return df, domains
 
 
-def _mnist(entry: Mapping, paths: Sequence[Path], size: int):
+def _mnist(entry: Mapping, paths: Sequence[Path], size: int, binarize: bool):
     name = entry.get("name", "mnist")
     digits = list((entry.get("image") or {}).get("digits")
                   or (entry.get("classes") or {}).get("keep") or [])
@@ -101,7 +113,8 @@ def _mnist(entry: Mapping, paths: Sequence[Path], size: int):
         raise DataError(f"{name}: {len(images)} images but {len(labels)} labels")
     keep = np.isin(labels, digits)
     y = (labels[keep] == digits[1]).astype(int)
-    return _table(downscale(images[keep], size), y, [0, 1], [str(d) for d in digits], name)
+    return _table(downscale(images[keep], size), y, [0, 1], [str(d) for d in digits], name,
+                  binarize)
 
 
 def _npz_pool(path: Path, parts=("train", "val", "test")):
@@ -113,7 +126,7 @@ def _npz_pool(path: Path, parts=("train", "val", "test")):
     return np.concatenate(imgs), np.concatenate(labs)
 
 
-def _pneumonia(entry: Mapping, paths: Sequence[Path], size: int):
+def _pneumonia(entry: Mapping, paths: Sequence[Path], size: int, binarize: bool):
     name = entry.get("name", "pneumoniamnist")
     alt_names = {f["name"] for f in entry.get("files", []) if f.get("role") == "alternative"}
     main = [p for p in paths if p.suffix == ".npz" and p.name not in alt_names]
@@ -128,16 +141,18 @@ def _pneumonia(entry: Mapping, paths: Sequence[Path], size: int):
         _, first = np.unique(flat, axis=0, return_index=True)
         keep = np.sort(first)
         images, labels = images[keep], labels[keep]
-    return _table(downscale(images, size), labels, [0, 1], ["normal", "pneumonia"], name)
+    return _table(downscale(images, size), labels, [0, 1], ["normal", "pneumonia"], name,
+                  binarize)
 
 
 def prepare_image(entry: Mapping, raw_paths) -> tuple[pd.DataFrame, dict]:
     """The prepared table (pixels then ``target``) and domains of an image registry entry."""
     paths = _paths(raw_paths)
-    size = int((entry.get("image") or {}).get("size", 10))
+    spec = entry.get("image") or {}
+    size, binarize = int(spec.get("size", 10)), bool(spec.get("binarize", False))
     if any(p.suffix == ".npz" for p in paths):
-        return _pneumonia(entry, paths, size)
+        return _pneumonia(entry, paths, size, binarize)
     if any("idx" in p.name for p in paths):
-        return _mnist(entry, paths, size)
+        return _mnist(entry, paths, size, binarize)
     raise DataError(f"{entry.get('name', '?')}: no image files recognised (IDX or npz) among "
                     f"{[str(p) for p in paths]}")

@@ -20,7 +20,8 @@ from fxai.errors import DataError
 
 SCHEMA_RELPATH = Path("workflow/schemas/datasets.schema.yaml")
 #: keys a derived entry does not inherit from its base
-_OWN_KEYS = {"title", "aliases", "papers", "note", "rows", "base", "homepage", "base_only"}
+_OWN_KEYS = {"title", "aliases", "papers", "note", "rows", "base", "homepage", "base_only",
+             "published_as"}
 
 
 def _schema_path(registry_path: Path) -> Path:
@@ -45,6 +46,12 @@ class Registry:
     @property
     def names(self) -> list[str]:
         return sorted(self.raw)
+
+    @property
+    def published_names(self) -> dict[str, str]:
+        """Lower-cased name -> the name the papers' tables give it (``published_as``): an
+        encoding of a published dataset (e.g. binarised MNIST) is compared with its rows."""
+        return {n.lower(): e["published_as"] for n, e in self.raw.items() if "published_as" in e}
 
     @property
     def preparable(self) -> list[str]:

@@ -42,11 +42,13 @@ def _col(method: str, what: str) -> str:
 
 
 def runtime_table(records: Sequence[Mapping], models: Mapping[str, Mapping] | None = None,
-                  paper: pd.DataFrame | None = None) -> pd.DataFrame:
+                  paper: pd.DataFrame | None = None,
+                  published: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Mean time to exact FFA (complete runs) per dataset and method, with counts; the mean
     numbers of AXps and CXps at the end of the complete runs; and, given the models' meta
-    (``{dataset: meta}``) and the paper's models (``data/reference/ffa_models.csv``), what
-    makes an instance hard: features used of all, distinct thresholds, and the paper's."""
+    (``{dataset: meta}``) and the paper's models (``data/reference/ffa_models.csv``, under
+    the names ``published`` maps lower-cased dataset names to), what makes an instance hard:
+    features used of all, distinct thresholds, and the paper's."""
     df = pd.DataFrame(
         [
             {
@@ -80,7 +82,7 @@ def runtime_table(records: Sequence[Mapping], models: Mapping[str, Mapping] | No
         for what in ("n_axps", "n_cxps"):
             row[f"{what[2:]}_mean"] = round(float(done[what].mean()), 1) if len(done) else np.nan
         if models is not None:
-            row |= _hardness(ds, models.get(ds), paper)
+            row |= _hardness((published or {}).get(ds.lower(), ds), models.get(ds), paper)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -153,7 +155,7 @@ def make_report(
     columns to Table 1."""
     from fxai.report.ffa_figures import plot_figures
     from fxai.report.ffa_pictures import PICTURES, image_shapes, plot_pictures
-    from fxai.report.tables import write_table
+    from fxai.report.tables import alias_map, write_table
 
     agg = collect(load_runs(run_paths, check_paths), variant)
     shapes = image_shapes(agg.pictures, registry) if registry else {}
@@ -180,7 +182,8 @@ def make_report(
             models[meta["dataset"]] = meta
     clocks = sorted({str(r.get("clock", "cpu")) for r in agg.metas})
     write_table(
-        runtime_table(agg.metas, models, _paper_models() if models is not None else None),
+        runtime_table(agg.metas, models, _paper_models() if models is not None else None,
+                      alias_map(registry) if registry else None),
         "ffa_table1_runtime",
         table_dir,
         reference=reference,

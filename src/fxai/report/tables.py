@@ -50,14 +50,17 @@ DEFAULT_TOLERANCE = Tolerance()
 
 
 def alias_map(registry: str | Path | None = None) -> dict[str, str]:
-    """Lower-cased alias (and canonical name) -> canonical dataset name, from the dataset
-    registry (read by :func:`fxai.data.load_registry`): by default ``./config/datasets.yaml``,
-    else (another working directory) the source checkout's. An absent registry gives an
-    empty map."""
+    """Lower-cased alias (and canonical name) -> the dataset name of the published tables
+    (the canonical name, or the entry's ``published_as``), from the dataset registry (read by
+    :func:`fxai.data.load_registry`): by default ``./config/datasets.yaml``, else (another
+    working directory) the source checkout's. An absent registry gives an empty map."""
     if registry is None:
         registry = DEFAULT_REGISTRY if DEFAULT_REGISTRY.is_file() else _CHECKOUT_REGISTRY
     path = Path(registry)
-    return load_registry(path).aliases if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    reg = load_registry(path)
+    return {a: reg.published_names.get(n.lower(), n) for a, n in reg.aliases.items()}
 
 
 def _canonical(names: pd.Series, aliases: Mapping[str, str]) -> pd.Series:
