@@ -55,6 +55,19 @@ def test_three_methods_give_the_same_exact_ffa(seed):
         assert [e[2] for e in lines if e[1] == "axp"] == rec["axps"]
 
 
+def test_a_long_enumeration_logs_its_counts(caplog):
+    """Progress inside one enumeration (a run without a time limit can take hours): every
+    ``progress_s`` of its clock, at the next event; none within the first ``progress_s``."""
+    model = table_model(11, n=6)
+    with caplog.at_level("INFO", logger="fxai.ffa"):
+        quiet = run_instance(BruteForceOracle(*model), "marco-a", None)
+        assert quiet["complete"] and not caplog.records
+        rec = run_instance(BruteForceOracle(*model), "marco-a", None, progress_s=0)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == len(rec["events"])
+    assert lines[-1].startswith(f"marco-a: {rec['n_axps']} AXps, {rec['n_cxps']} CXps after ")
+
+
 @pytest.mark.parametrize("method", ["marco-a", "marco-c", "marco-s"])
 def test_unit_cxp_prepass_keeps_the_exact_sets(method):
     for seed in (2, 8, 13):

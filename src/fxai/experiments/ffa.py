@@ -5,6 +5,7 @@ re-enumerates."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -15,13 +16,18 @@ if TYPE_CHECKING:
     from fxai.oracles.base import Oracle
 
 METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
+LOG = logging.getLogger("fxai.ffa")
+PROGRESS_S = 30.0  # seconds of the run's clock between two progress lines of one enumeration
 
 
 def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = "cpu",
                  switch: explain.SwitchRule | None = None, unit_cxps: bool = False,
-                 on_event: Callable[[list], None] | None = None) -> dict:
+                 on_event: Callable[[list], None] | None = None,
+                 progress_s: float = PROGRESS_S) -> dict:
     """Enumerate with ``method``, passing each event ``[t, kind, features]`` to ``on_event``
-    as it is found; return the result fields."""
+    as it is found; return the result fields. Every ``progress_s`` seconds of the run's
+    clock, at the next event, the counts so far go to the ``fxai.ffa`` log (INFO): a run
+    without a time limit can take hours."""
     from fxai import explain
 
     if method not in METHODS:
@@ -36,11 +42,16 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
         calls0 = getattr(o, "calls", 0)
         m = explain.Marco(o, target=METHODS[method], time_limit=time_limit, clock=clock,
                           switch=switch, unit_cxps=unit_cxps)
+        shown = 0.0
         for ev in m:
             row = [round(ev.t, 6), ev.kind, [int(f) for f in ev.features]]
             events.append(row)
             if on_event is not None:
                 on_event(row)
+            if ev.t - shown >= progress_s:
+                shown = ev.t
+                LOG.info("%s: %d AXps, %d CXps after %.0f s", method, len(m.axps),
+                         len(m.cxps), ev.t)
         return m, getattr(o, "calls", 0) - calls0
 
     out = drive(enumerate_, clock=clock, prime=prime)
