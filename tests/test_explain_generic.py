@@ -103,6 +103,20 @@ def test_ffa_counts_fraction_of_axps():
     assert ffa_from_axps([(0, 1), (1, 2)]) == {0: 0.5, 1: 1.0, 2: 0.5}
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_ffa_from_all_cxps_counts_what_listing_the_axps_gives(seed):
+    """Counting the minimal hitting sets of every CXp in a BDD: the same FFA, to the bit."""
+    rng = np.random.default_rng(seed)
+    o = BruteForceOracle(*random_table_model(800 + seed, int(rng.integers(2, 7)), 3))
+    assert explain.ffa_from_cxps(all_cxps(o)) == ffa_from_axps(all_axps(o))
+
+
+def test_ffa_from_cxps_of_a_constant_prediction_and_an_empty_cxp():
+    assert explain.ffa_from_cxps([]) == ffa_from_axps([()]) == {}  # one AXp: the empty set
+    with pytest.raises(ValueError, match="empty CXp"):
+        explain.ffa_from_cxps([(0,), ()])
+
+
 def test_switch_rule_conditions():
     r = explain.SwitchRule(w=2, alpha=2.0, eps=0.0)
     for k, s in [("axp", 4), ("axp", 4), ("cxp", 2), ("cxp", 3)]:

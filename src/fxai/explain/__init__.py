@@ -12,7 +12,7 @@ from fxai.explain.exact import (
     minimal_hitting_sets,
 )
 from fxai.explain.extract import find_axp, find_cxp
-from fxai.explain.ffa import ffa, ffa_from_axps
+from fxai.explain.ffa import ffa, ffa_from_axps, ffa_from_cxps
 from fxai.explain.marco import Event, Marco
 from fxai.explain.names import Explanation, describe, names, values
 from fxai.explain.paxp import ApproxPAXp, approx_paxp
@@ -25,6 +25,6 @@ enumerate = enumerate_xps  # noqa: A001 (explain.enumerate; not in __all__: no s
 __all__ = [
     "AllXps", "ApproxPAXp", "Event", "Explanation", "Marco", "SwitchRule", "all_xps",
     "approx_paxp", "describe", "enumerate_xps", "explain_rows", "ffa", "ffa_from_axps",
-    "find_axp", "find_cxp", "has_duality", "minimal_hitting_sets", "names", "tree_cxps",
-    "values",
+    "ffa_from_cxps", "find_axp", "find_cxp", "has_duality", "minimal_hitting_sets", "names",
+    "tree_cxps", "values",
 ]

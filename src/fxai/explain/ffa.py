@@ -36,6 +36,57 @@ def ffa_from_axps(axps: Iterable[Iterable[int]]) -> dict[int, float]:
     return _shares(counts)
 
 
+def ffa_from_cxps(cxps: Iterable[Iterable[int]]) -> dict[int, float]:
+    """The FFA of :func:`ffa_from_axps` from every CXp of the instance, by counting the AXps
+    instead of listing them.
+
+    The AXps are the minimal sets that meet every CXp (hitting-set duality). The CXps, as a
+    monotone CNF ``f`` over "feature i is fixed", are compiled into a BDD (CUDD, through
+    ``dd``); its minimal true points ``f ∧ ∧_i (¬x_i ∨ ¬f[x_i := 0])`` are the AXps, and
+    their count with and without each ``x_i`` gives the FFA (exact below 2^53 AXps: CUDD
+    counts in doubles). The CXps must all be there: a missing one adds sets that are no AXp.
+
+    Parameters
+    ----------
+    cxps : iterable of iterable of int
+        Every CXp of the instance.
+
+    Returns
+    -------
+    dict of int to float
+        Per feature in some AXp, the share of the AXps that contain it.
+
+    Examples
+    --------
+    The CXps of the NBC paper's running example (its AXps in :func:`ffa_from_axps`):
+
+    >>> ffa_from_cxps([(0, 1), (0, 2), (1, 4), (2, 4), (0, 4), (1, 2, 3)])
+    {0: 0.8, 1: 0.6, 2: 0.6, 3: 0.2, 4: 0.8}
+    """
+    from dd import cudd
+
+    cxps = [sorted({int(f) for f in c}) for c in cxps]
+    if any(not c for c in cxps):
+        raise ValueError("an empty CXp: freeing no feature cannot change the prediction")
+    names = {f: f"x{f}" for f in sorted({f for c in cxps for f in c})}
+    bdd = cudd.BDD()
+    bdd.declare(*names.values())
+    fn = bdd.true
+    for c in sorted(cxps, key=len):
+        clause = bdd.false
+        for f in c:
+            clause |= bdd.var(names[f])
+        fn &= clause
+    minimal = fn
+    for name in names.values():
+        minimal &= ~bdd.var(name) | ~bdd.let({name: False}, fn)
+    n = len(names)
+    counts = {-1: int(minimal.count(nvars=n))}
+    for f, name in names.items():
+        counts[f] = int((minimal & bdd.var(name)).count(nvars=n))
+    return _shares({f: k for f, k in counts.items() if k})
+
+
 def _count(axps: Iterable[Iterable[int]], counts: dict[int, int]) -> None:
     """Add each AXp's features to ``counts`` (key -1: the number of AXps), one at a time
     (a stream is not kept)."""
