@@ -60,7 +60,8 @@ def alias_map(registry: str | Path | None = None) -> dict[str, str]:
     if not path.is_file():
         return {}
     reg = load_registry(path)
-    return {a: reg.published_names.get(n.lower(), n) for a, n in reg.aliases.items()}
+    published = reg.published_names  # built once, not per alias
+    return {a: published.get(n.lower(), n) for a, n in reg.aliases.items()}
 
 
 def _canonical(names: pd.Series, aliases: Mapping[str, str]) -> pd.Series:
