@@ -110,6 +110,15 @@ def test_prepare_text_fits_vocabulary_on_train_rows_only(tmp_path):
     assert dom["features"][0]["type"] == "binary"
     with pytest.raises(DataError, match="no column"):
         prepare_text({**entry, "text": {"column": "headline", "label": "target"}}, [csv])
+    # the paper-exact entries' max_features null: every training word; a cap keeps the most
+    # frequent ones
+    full, dom = prepare_text({**entry, "text": {**entry["text"], "max_features": None}}, [csv])
+    assert {c[2:] for c in full.columns[:-1]} == train_words
+    assert dom["vocabulary"]["max_features"] is None
+    capped, _ = prepare_text({**entry, "text": {**entry["text"], "max_features": 2}}, [csv])
+    counts = {w: sum(w in rows[i].split() for i in train) for w in train_words}
+    top2 = sorted(counts, key=lambda w: (-counts[w], w))[:2]
+    assert {c[2:] for c in capped.columns[:-1]} == set(top2)
 
 
 @pytest.mark.mirror

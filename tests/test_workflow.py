@@ -54,7 +54,8 @@ def test_paper_quick_overlay_resolves_allowing_missing_datasets():
 
 
 def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
-    """Issue 67: every run to the exact FFA, MNIST with binarised (categorical) pixels."""
+    """Issue 67: every run to the exact FFA, MNIST with binarised (categorical) pixels,
+    Disaster with its whole vocabulary."""
     r = dry_run("--configfile", "config/paper.yaml", "config/allow-missing.yaml",
                 "config/paper-exact.yaml", "-p", "--",
                 "results/paper-exact/tables/ffa_table1_runtime.csv",
@@ -63,6 +64,7 @@ def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
     runs = [line for line in out(r).splitlines() if "fxai.cli ffa-run" in line]
     assert len(runs) == 225 and all("--time-limit none" in line for line in runs)
     assert sum("mnist-1vs3-c.json" in line for line in runs) == 45
+    assert sum("disaster-full.json" in line for line in runs) == 45
 
 
 def test_mirror_that_does_not_exist_stops(tmp_path):
