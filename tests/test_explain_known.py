@@ -75,3 +75,24 @@ def test_marco_finds_the_same_sequence_with_fewer_questions(seed, target, monkey
     plain = explain.Marco(o, target=target)
     assert [(e.kind, e.features) for e in plain] == events
     assert m.oracle_calls <= plain.oracle_calls
+
+
+def test_adaptive_scans_only_while_they_pay():
+    """MARCO's record: scans that cost more than the questions their hits answer stop, but
+    for every SAMPLE-th extraction; scans that pay go on; without ``adaptive`` always."""
+    from fxai.explain import known as kn
+
+    def decisions(adaptive, counts):
+        k = Known(8, adaptive=adaptive)
+        k.record("axp", counts)
+        return [k.worth_scanning("axp") for _ in range(2 * kn.SAMPLE)]
+
+    # 100 scans of 1 s with 10 hits; a question a hit answers takes 2 s: 20 s saved < 100 s
+    costly = decisions(True, [100, 10, 100.0, 50, 100.0])
+    assert costly.count(True) == 2 and costly[kn.SAMPLE - 1] and costly[-1]
+    assert all(decisions(True, [100, 60, 100.0, 50, 100.0]))  # 120 s saved > 100 s
+    assert all(decisions(False, [100, 10, 100.0, 50, 100.0]))
+    assert all(decisions(True, [kn.WARMUP - 1, 0, 100.0, 50, 100.0]))  # too few to judge
+    k = Known(8, adaptive=True)
+    k.record("axp", [kn.WINDOW + 2, 10, 1.0, 4, 2.0])  # an overflowing window halves
+    assert k._record["axp"] == [kn.WINDOW / 2 + 1, 5, 0.5, 2, 1.0]

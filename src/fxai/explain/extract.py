@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from fxai.explain.known import Known
+from fxai.explain.known import Known, Scans
 from fxai.oracles.base import Oracle, TimeLimitExceeded
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,8 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                                  "not entail the prediction")
             proof = None  # a part of ``fixed`` known to entail the prediction
             necessary: set[int] = set()  # features a counterexample proved necessary
-            bits = 0 if known is None else Known.bits(fixed)  # fixed, for known
+            scans = Scans(known, "cxp")
+            bits = Known.bits(fixed) if scans.on else 0  # fixed, for known
             for n, i in enumerate(todo):
                 now = time.process_time()  # one clock read per step: the limit, the progress
                 o.check_time(now)
@@ -147,21 +148,24 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                 elif proof is not None and i not in proof:
                     fixed.discard(i)  # fixed still holds the proof
                     bits &= ~(1 << i)
-                elif known is not None and known.meets_alone("cxp", bits, i):
+                elif scans.meets_alone(bits, i):
                     pass  # freeing i frees all of a known CXp: no longer entailed
                 else:
                     fixed.discard(i)
+                    asked = time.perf_counter()
                     part = o.sufficient_part(fixed)
                     if part is None:
                         fixed.add(i)
                         necessary |= o.also_necessary(i, [
                             j for j in todo[n + 1:]
                             if j not in necessary and (proof is None or j in proof)])
+                        scans.asked(time.perf_counter() - asked)  # a hit saves this
                     else:
                         proof = part
                         bits &= ~(1 << i)
                 weak = set(fixed)
                 progress.step(now)
+            scans.close()
     except TimeLimitExceeded as e:
         raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(fixed)
@@ -230,21 +234,24 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
             if not o.remembers:  # its points depend on the question alone
                 free = {i for i in free if not _agrees(o, cex, i)}
             weak = set(free)
+            scans = Scans(known, "axp")
             bits = None  # free, for known (as of the last change of free)
             for i in order:
+                if i not in free:  # decided without a question (or a clock read)
+                    progress.done += 1
+                    continue
                 now = time.process_time()
                 o.check_time(now)
-                if i not in free:
-                    progress.step(now)
-                    continue
                 if not _agrees(o, cex, i):  # else the point stays a witness with i fixed
-                    if known is not None:
+                    if scans.on:
                         bits = Known.bits(free) if bits is None else bits
-                        if known.meets_alone("axp", bits, i):
+                        if scans.meets_alone(bits, i):
                             progress.step(now)  # fixing i too fixes that AXp: entailed
                             continue
+                    asked = time.perf_counter()
                     found = o.counterexample((set(feats) - free) | {i})
                     if found is None:
+                        scans.asked(time.perf_counter() - asked)  # a hit saves this
                         progress.step(now)
                         continue
                     cex = found
@@ -253,6 +260,7 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                 free.discard(i)
                 weak, bits = set(free), None
                 progress.step(now)
+            scans.close()
     except TimeLimitExceeded as e:
         raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(free)

@@ -139,7 +139,7 @@ class Marco:
         self.var = {f: k + 1 for k, f in enumerate(self.feats)}
         self.axps: list[tuple[int, ...]] = []
         self.cxps: list[tuple[int, ...]] = []
-        self.known = Known(o.n_features)  # the same, for the extractions' questions
+        self.known = Known(o.n_features, adaptive=True)  # the same, for the extractions
         self.complete = False
         self.switched_at: float | None = None
         self._calls: tuple[int, int | None] = (0, 0)  # oracle's count at start, at end
