@@ -65,6 +65,8 @@ def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
     assert len(runs) == 225 and all("--time-limit none" in line for line in runs)
     assert sum("mnist-1vs3-c.json" in line for line in runs) == 45
     assert sum("disaster-full.json" in line for line in runs) == 45
+    train = [line for line in out(r).splitlines() if "bt-train" in line and "disaster-full" in line]
+    assert len(train) == 1 and "--trees 40 --depth 4" in train[0]  # the paper's Disaster model
 
 
 def test_mirror_that_does_not_exist_stops(tmp_path):
