@@ -50,7 +50,7 @@ rule ffa_train_bt:
         "prep"
     resources:
         runtime=runtime_min(300),
-        mem_mb=4000,
+        mem_mb=max(4000, FFA["mem_mb"]),  # disaster-full (12,707 features): 5.5 GB
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:
