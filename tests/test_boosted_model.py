@@ -70,6 +70,32 @@ def test_dedup_keeps_first_occurrences_of_unique_rows():
     assert Xd.tolist() == [[0, 1], [1, 1], [0, 1]] and yd.tolist() == [1, 0, 0]
 
 
+def test_integer_codes_train_the_model_of_their_float32_values():
+    """Integer tables go to XGBoost as they are (no float32 copy): the same model."""
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 3, size=(300, 5)).astype(np.int8)
+    y = (X[:, 0] + rng.integers(0, 2, 300) > 1).astype(int)
+    a, b = B.train(X, y, trees=3, depth=3), B.train(X.astype(np.float32), y, trees=3, depth=3)
+    assert a.get_booster().save_raw("json") == b.get_booster().save_raw("json")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.float64])
+def test_dedup_matches_a_first_occurrence_scan(dtype):
+    """Integer rows go by their bytes, per label; floats by value: the same as a scan."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(-2, 3, size=(300, 4)).astype(dtype)
+    y = rng.integers(0, 3, size=300)
+    seen, keep = set(), []
+    for i, (row, label) in enumerate(zip(X.tolist(), y.tolist(), strict=True)):
+        if (tuple(row), label) not in seen:
+            seen.add((tuple(row), label))
+            keep.append(i)
+    Xd, yd = B.dedup_rows(X, y)
+    assert Xd.dtype == dtype and len(keep) < 300
+    np.testing.assert_array_equal(Xd, X[keep])
+    np.testing.assert_array_equal(yd, y[keep])
+
+
 def test_save_load_roundtrip_with_meta(tmp_path):
     model, X, _ = fitted(3)
     path = B.save(model, tmp_path / "m" / "toy.json", {"trees": 3, "seed": 3})

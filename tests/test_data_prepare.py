@@ -225,3 +225,9 @@ def test_quantile_bins_keep_a_tie_heavy_feature(tmp_path):
     x = np.array([float(r.split(",")[0]) for r in spread.splitlines()])
     assert run(tmp_path, reg).domains[0]["edges"] == pytest.approx(
         np.quantile(x, [0.25, 0.5, 0.75]))  # no ties: plain quantiles, as before
+
+
+def test_sparse_table_is_for_text_entries(tmp_path):
+    reg = make(tmp_path, CSV, table="npz")
+    with pytest.raises(DataError, match="table 'npz' is for text entries"):
+        run(tmp_path, reg)

@@ -133,3 +133,55 @@ def test_mirror_image_and_text_sets():
                           "text": {"column": "text", "label": "target"}},
                          [m / "disaster/train.csv"])
     assert df.shape == (7613, 1001) and df["target"].sum() == 3271
+
+
+def test_sparse_npz_table_loads_as_its_csv_twin(tmp_path):
+    """A text entry's ``table: npz`` (sarcasm-full, disaster-full) writes the prepared table
+    sparse; it loads as the CSV table does (X int8), and a changed or malformed file fails."""
+    from fxai.data.prepare import write_prepared
+    from fxai.data.prepared import SparseTable, load, load_train_test
+
+    rows = ["alpha beta", "alpha gamma", "beta delta", "gamma alpha", "delta beta",
+            "alpha epsilon", "beta gamma", "gamma delta", "delta alpha", "zeta beta"]
+    csv = tmp_path / "t.csv"
+    csv.write_text("text,target\n" + "".join(f"{t},{i % 2}\n" for i, t in enumerate(rows)))
+    entry = {"name": "toy", "format": "csv", "text": {"column": "text", "label": "target"},
+             "split": {"seed": 1, "test_size": 0.3}}
+    df, dom = prepare_text(entry, [csv])
+    table, dom_npz = prepare_text({**entry, "table": "npz"}, [csv])
+    assert isinstance(table, SparseTable) and dom_npz == dom
+    write_prepared(df, dom, tmp_path / "csv")
+    path = write_prepared(table, dom, tmp_path / "npz")
+    assert path.name == "toy.npz" and not (tmp_path / "npz/toy.csv").exists()
+    a, b = load("toy", tmp_path / "csv"), load("toy", tmp_path / "npz")
+    assert b.X.dtype == np.int8 and a.X.dtype == np.int64
+    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.y, b.y)
+    assert a.feature_names == b.feature_names and a.domains == b.domains
+    split = tmp_path / "split.json"
+    split.write_text('{"train": [0, 2, 4, 6, 8], "test": [1, 3]}')
+    _, (Xtr, _), (Xte, yte) = load_train_test(path, split)
+    np.testing.assert_array_equal(Xtr, a.X[[0, 2, 4, 6, 8]])
+    assert yte.tolist() == a.y[[1, 3]].tolist()
+    # a table that does not match its domains file, or is no npz, names the file
+    wrong = SparseTable(table.X[:, :2], table.y)
+    with pytest.raises(DataError, match="2 columns"):
+        write_prepared(wrong, dom, tmp_path / "bad")
+    doc = (tmp_path / "npz/toy.domains.json").read_text()
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(DataError, match="toy.npz was changed or cut after it was prepared"):
+        load("toy", tmp_path / "npz")
+    path.write_bytes(b"not a zip")
+    import hashlib
+    (tmp_path / "npz/toy.domains.json").write_text(doc.replace(
+        json_sha(doc), hashlib.sha256(b"not a zip").hexdigest()))
+    with pytest.raises(DataError, match="toy.npz is not a sparse prepared table"):
+        load("toy", tmp_path / "npz")
+    with pytest.raises(DataError, match=r"a prepared \.csv or \.npz table"):
+        load_train_test(tmp_path / "npz/toy.domains.json", split)
+
+
+def json_sha(doc: str) -> str:
+    import json
+
+    return json.loads(doc)["table"]["sha256"]

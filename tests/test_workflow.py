@@ -55,7 +55,7 @@ def test_paper_quick_overlay_resolves_allowing_missing_datasets():
 
 def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
     """Issue 67: every run to the exact FFA, MNIST with binarised (categorical) pixels,
-    Disaster with its whole vocabulary."""
+    Sarcasm and Disaster with their whole vocabularies, read from sparse (npz) tables."""
     r = dry_run("--configfile", "config/paper.yaml", "config/allow-missing.yaml",
                 "config/paper-exact.yaml", "-p", "--",
                 "results/paper-exact/tables/ffa_table1_runtime.csv",
@@ -64,9 +64,14 @@ def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
     runs = [line for line in out(r).splitlines() if "fxai.cli ffa-run" in line]
     assert len(runs) == 225 and all("--time-limit none" in line for line in runs)
     assert sum("mnist-1vs3-c.json" in line for line in runs) == 45
-    assert sum("disaster-full.json" in line for line in runs) == 45
-    train = [line for line in out(r).splitlines() if "bt-train" in line and "disaster-full" in line]
-    assert len(train) == 1 and "--trees 40 --depth 4" in train[0]  # the paper's Disaster model
+    for ds, model in (("disaster-full", "--trees 40 --depth 4"),  # the paper's ensembles
+                      ("sarcasm-full", "--trees 25 --depth 5")):
+        assert sum(f"{ds}.json" in line for line in runs) == 45
+        assert all(f"--data data/prepared/files/{ds}.npz" in line for line in runs
+                   if f"{ds}.json" in line)
+        train = [line for line in out(r).splitlines() if "bt-train" in line and ds in line]
+        assert len(train) == 1 and model in train[0] and f"{ds}.npz" in train[0]
+    assert any("fxai.cli prepare sarcasm-full" in line for line in out(r).splitlines())
 
 
 def test_mirror_that_does_not_exist_stops(tmp_path):

@@ -174,17 +174,24 @@ DATA_READY = [ds for ds in DATASETS if ds not in DATA_UNAVAILABLE]
 USER_PREPARED = f"{RESULTS}/data/prepared/user"  # a user's tables: per profile, as its file
 
 
-def prepared_file(ds, ext="csv"):
-    """data/prepared/<source>/<ds>.<ext>: tables built from different sources (e.g. iris
-    embedded in the default profile, from the published file in the paper profile) never
-    share a path, so a profile switch prepares its own copy. A user's dataset is prepared
-    under its profile (USER_PREPARED): two configs may give one name to different files."""
+def table_ext(ds):
+    """The prepared table's format: the registry entry's ``table`` (npz: sparse), else csv."""
+    return "csv" if ds in USER_NAMES else REG.entry(ds).get("table", "csv")
+
+
+def prepared_file(ds, ext=None):
+    """data/prepared/<source>/<ds>.<ext> (ext: the table's, table_ext): tables built from
+    different sources (e.g. iris embedded in the default profile, from the published file in
+    the paper profile) never share a path, so a profile switch prepares its own copy. A
+    user's dataset is prepared under its profile (USER_PREPARED): two configs may give one
+    name to different files."""
+    ext = ext or table_ext(ds)
     if data_source(ds) == "user":
         return f"{USER_PREPARED}/{ds}.{ext}"
     return f"data/prepared/{data_source(ds)}/{ds}.{ext}"
 
 
-def prepared_input(ext="csv"):
+def prepared_input(ext=None):
     """Input function: the prepared table (or its domains, ext="domains.json") of {ds}."""
     return lambda wc: prepared_file(wc.ds, ext)
 

@@ -1,8 +1,12 @@
-# Data: fetch raw files (mirror or URL, sha256) -> prepare (data/prepared/<source>/<ds>.csv
-# + .domains.json) -> split (results/<profile>/splits/<ds>.json) -> datasets table.
+# Data: fetch raw files (mirror or URL, sha256) -> prepare (data/prepared/<source>/<ds>.csv,
+# .npz where the registry entry says table: npz, + .domains.json) -> split
+# (results/<profile>/splits/<ds>.json) -> datasets table.
 import re
 
 _ANY_NAME = "|".join(re.escape(n) for n in REG.names)
+_NPZ = [n for n in REG.names if table_ext(n) == "npz"]  # prepared sparse (registry: table)
+_CSV_NAME = "|".join(re.escape(n) for n in REG.names if n not in _NPZ)
+_NPZ_NAME = "|".join(re.escape(n) for n in _NPZ) or "(?!)"
 _ANY_PREPARED = "|".join(re.escape(n) for n in [*REG.names, *USER_NAMES])  # split: user's too
 
 
@@ -35,11 +39,11 @@ rule prepare:
     input:
         raw=raw_manifest,
     output:
-        csv="data/prepared/{source}/{ds}.csv",
+        table="data/prepared/{source}/{ds}.csv",
         domains="data/prepared/{source}/{ds}.domains.json",
     wildcard_constraints:
         source="files|embedded|generated",
-        ds=_ANY_NAME,
+        ds=_CSV_NAME,
     params:
         registry=DATA_REGISTRY,
         entry=lambda wc: entry_digest(wc.ds),
@@ -57,6 +61,15 @@ rule prepare:
         "{FXAI} prepare {wildcards.ds:q} --registry {params.registry} --raw-root data/raw"
         " --out-dir data/prepared/{wildcards.source} --source-order {wildcards.source}"
         " --seed {params.seed} --test-size {params.test_size} > {log} 2>&1"
+
+
+use rule prepare as prepare_npz with:
+    output:
+        table="data/prepared/{source}/{ds}.npz",
+        domains="data/prepared/{source}/{ds}.domains.json",
+    wildcard_constraints:
+        source="files|embedded|generated",
+        ds=_NPZ_NAME,
 
 
 rule split:

@@ -35,6 +35,11 @@ def ffa_model(ds):
     return spec["trees"], spec["depth"]
 
 
+def ffa_train_mem(w):
+    """MB of a training job: 4 GB, the run jobs' mem_mb, or the dataset's train_mem_mb."""
+    return max(4000, FFA["mem_mb"], FFA["models"].get(w.ds, {}).get("train_mem_mb", 0))
+
+
 rule ffa_train_bt:
     input:
         data=prepared_input(),
@@ -50,7 +55,7 @@ rule ffa_train_bt:
         "prep"
     resources:
         runtime=runtime_min(300),
-        mem_mb=max(4000, FFA["mem_mb"]),  # disaster-full (12,707 features): 5.5 GB
+        mem_mb=ffa_train_mem,
     log:
         log_path("ffa/train_bt_{ds}"),
     shell:

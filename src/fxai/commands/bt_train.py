@@ -18,7 +18,7 @@ LOG = logging.getLogger("fxai.bt_train")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
+    p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv (or .npz)")
     p.add_argument("--split", required=True, help="split JSON (train/test row ids)")
     p.add_argument("--trees", type=positive_int, required=True,
                    help="boosting rounds (n_estimators)")

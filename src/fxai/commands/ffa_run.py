@@ -28,7 +28,7 @@ LOG = logging.getLogger("fxai.ffa_run")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="XGBoost JSON (.json/.ubj) or sklearn .joblib")
-    p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv")
+    p.add_argument("--data", required=True, help="prepared table data/prepared/<ds>.csv (or .npz)")
     p.add_argument("--split", required=True, help="split JSON with 'test' row ids")
     p.add_argument("--instance", type=count, nargs="+", required=True, metavar="K",
                    help="explain the K-th row of the seeded permutation of the test rows "

@@ -1,4 +1,5 @@
-"""Prepare a dataset: data/prepared/<ds>.csv + <ds>.domains.json from its registry entry."""
+"""Prepare a dataset: data/prepared/<ds>.csv (.npz: table npz) + <ds>.domains.json from its
+registry entry."""
 
 from __future__ import annotations
 

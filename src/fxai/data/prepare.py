@@ -26,9 +26,10 @@ from fxai.data.embedded import load_embedded
 from fxai.data.fetch import read_manifest, sha256_of
 from fxai.data.generators import generate
 from fxai.data.readers import read_table
+from fxai.data.prepared import SparseTable
 from fxai.data.registry import Registry
 from fxai.errors import DataError
-from fxai.files import write_atomic
+from fxai.files import open_atomic, write_atomic
 from fxai.values import plain
 
 log = logging.getLogger(__name__)
@@ -326,7 +327,8 @@ def raw_paths(raw_dir: Path | None, name: str) -> dict[str, Path]:
     return {f["name"]: raw_dir / f["name"] for f in read_manifest(raw_dir)["files"]}
 
 
-def _from_plugin(entry: dict[str, Any], raw_dir: Path | None) -> tuple[pd.DataFrame, dict]:
+def _from_plugin(entry: dict[str, Any], raw_dir: Path | None
+                 ) -> tuple[pd.DataFrame | SparseTable, dict]:
     paths = raw_paths(raw_dir, entry["name"])
     if entry["kind"] == "image":
         from fxai.data.images import prepare_image
@@ -341,27 +343,42 @@ def _from_plugin(entry: dict[str, Any], raw_dir: Path | None) -> tuple[pd.DataFr
         dom = {"name": entry["name"], "features": dom,
                "target": {"name": "target", "classes": classes}}
     if entry.get("dedup"):
+        if isinstance(df, SparseTable):
+            raise DataError(f"dataset {entry['name']}: dedup is not available with table npz.")
         df = df.drop_duplicates(ignore_index=True)
     return df, dom
 
 
-def write_prepared(table: pd.DataFrame, domains: dict[str, Any], out_dir: str | Path) -> Path:
-    """Write ``<name>.csv`` and ``<name>.domains.json`` atomically; return the CSV path.
+def write_prepared(table: pd.DataFrame | SparseTable, domains: dict[str, Any],
+                   out_dir: str | Path) -> Path:
+    """Write ``<name>.csv`` (a :class:`~fxai.data.prepared.SparseTable`: ``<name>.npz``) and
+    ``<name>.domains.json`` atomically; return the table's path.
 
-    The domains file records the CSV's row count and sha256 (``table``), which
-    :func:`fxai.data.prepared.load` checks.
+    The domains file records the table's row count, sha256 and format (unless csv) as
+    ``table``, which :func:`fxai.data.prepared.load` checks.
     """
     out_dir = Path(out_dir)
     name = domains["name"]
     names = [f["name"] for f in domains["features"]]
-    if list(table.columns) != [*names, "target"]:
-        raise DataError(f"prepared table of {name}: columns do not match its domains.")
-    csv_path = out_dir / f"{name}.csv"
-    write_atomic(csv_path, table.to_csv(index=False))
-    # the domains file, written last, records what a reader must find in the CSV
-    domains = {**domains, "table": {"rows": len(table), "sha256": sha256_of(csv_path)}}
+    if isinstance(table, SparseTable):
+        fmt = "npz"
+        if table.X.shape[1] != len(names):
+            raise DataError(f"prepared table of {name}: {table.X.shape[1]} columns, its "
+                            f"domains {len(names)} features.")
+        path = out_dir / f"{name}.npz"
+        with open_atomic(path, "wb") as f:
+            f.write(table.npz_bytes())
+    else:
+        fmt = "csv"
+        if list(table.columns) != [*names, "target"]:
+            raise DataError(f"prepared table of {name}: columns do not match its domains.")
+        path = out_dir / f"{name}.csv"
+        write_atomic(path, table.to_csv(index=False))
+    # the domains file, written last, records what a reader must find in the table
+    table_doc = {"rows": len(table), "sha256": sha256_of(path)}
+    domains = {**domains, "table": table_doc if fmt == "csv" else {"format": fmt, **table_doc}}
     write_atomic(out_dir / f"{name}.domains.json", json.dumps(domains, indent=1) + "\n")
-    return csv_path
+    return path
 
 
 def prepare(
@@ -385,6 +402,9 @@ def prepare(
                         "prepare one of those instead.")
     source = source_of(entry, source_order)
     raw_dir = Path(raw_root) / registry.root(ds) if source == "files" else None
+    if entry.get("table", "csv") != "csv" and entry.get("kind") != "text":
+        raise DataError(f"dataset {entry['name']}: table {entry['table']!r} is for text entries "
+                        "(binary word features); other kinds are written as csv.")
     if entry.get("kind", "tabular") != "tabular":
         if entry["kind"] == "text":
             entry = {**entry, "split": {"seed": seed, "test_size": test_size}}

@@ -15,8 +15,9 @@ when the classes allow); ``seed`` and
 ``test_size`` come from the entry's ``split`` mapping (defaults 0 and 0.2) and are recorded in
 the domains JSON (``vocabulary``), so the split rule can reproduce and check it.
 ``text.max_features`` (default 1000) keeps the most frequent training words: the authors
-used the whole vocabulary, which for Sarcasm (~25k words x 26,709 rows) would not fit a CSV
-table; ``null`` restores the full vocabulary. Features are ``w_<word>`` (binary 0/1).
+used the whole vocabulary, which for Sarcasm (~22,600 words x 26,709 rows) is a 1.2 GB CSV
+table; ``null`` restores the full vocabulary, and the entry's ``table: npz`` writes it sparse
+(:class:`fxai.data.prepared.SparseTable`). Features are ``w_<word>`` (binary 0/1).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import pandas as pd
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from fxai.data.images import _paths
+from fxai.data.prepared import SparseTable
 from fxai.data.split import make_split
 from fxai.errors import DataError
 
@@ -64,8 +66,9 @@ def _read(entry: Mapping, path: Path) -> pd.DataFrame:
     raise DataError(f"{entry.get('name', '?')}: text format {fmt!r} unknown (json-lines, csv)")
 
 
-def prepare_text(entry: Mapping, raw_paths) -> tuple[pd.DataFrame, dict]:
-    """The prepared table (binary word features then ``target``) and domains of a text entry."""
+def prepare_text(entry: Mapping, raw_paths) -> tuple[pd.DataFrame | SparseTable, dict]:
+    """The prepared table (binary word features then ``target``; with ``table: npz`` a
+    :class:`~fxai.data.prepared.SparseTable`) and domains of a text entry."""
     name = entry.get("name", "text")
     paths = _paths(raw_paths)
     if not paths:
@@ -90,9 +93,12 @@ def prepare_text(entry: Mapping, raw_paths) -> tuple[pd.DataFrame, dict]:
     vec = CountVectorizer(binary=True, max_features=max_features)
     vec.fit([docs[i] for i in train])
     words = vec.get_feature_names_out().tolist()
-    X = vec.transform(docs).toarray().astype(np.int8)
-    df = pd.DataFrame(X, columns=[f"w_{w}" for w in words])
-    df["target"] = y
+    X = vec.transform(docs)
+    if entry.get("table", "csv") == "npz":
+        df = SparseTable(X, y)
+    else:
+        df = pd.DataFrame(X.toarray().astype(np.int8), columns=[f"w_{w}" for w in words])
+        df["target"] = y
     domains = {
         "name": name,
         "features": [{"name": f"w_{w}", "type": "binary", "values": [0, 1],

@@ -343,11 +343,24 @@ def from_booster(model, doc: dict | None = None) -> Ensemble:
 
 
 def dedup_rows(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unique (row, label) pairs in order of first occurrence (as the reference trains)."""
-    Xy = np.column_stack([np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)])
-    _, first = np.unique(Xy, axis=0, return_index=True)
-    keep = np.sort(first)
-    return np.asarray(X)[keep], np.asarray(y)[keep]
+    """Unique (row, label) pairs in order of first occurrence (as the reference trains).
+    Integer rows are compared per label as bytes, without a float64 copy of the table
+    (Sarcasm's whole vocabulary: 4 GB)."""
+    X, y = np.asarray(X), np.asarray(y)
+    if X.dtype.kind in "biu" and X.ndim == 2 and X.shape[1] > 0:
+        row = np.dtype((np.void, X.dtype.itemsize * X.shape[1]))
+        keep = []
+        for c in np.unique(y):
+            ids = np.flatnonzero(y == c)
+            _, first = np.unique(np.ascontiguousarray(X[ids]).view(row).ravel(),
+                                 return_index=True)
+            keep.append(ids[first])
+        keep = np.sort(np.concatenate(keep))
+    else:
+        Xy = np.column_stack([np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)])
+        _, first = np.unique(Xy, axis=0, return_index=True)
+        keep = np.sort(first)
+    return X[keep], y[keep]
 
 
 def train(
@@ -388,7 +401,8 @@ def train(
         random_state=seed,
         n_jobs=n_jobs,
     )
-    model.fit(Xd.astype(np.float32), yd)
+    # XGBoost reads integer codes as float32 itself: no float32 copy of a wide table
+    model.fit(Xd if Xd.dtype.kind in "biu" else Xd.astype(np.float32), yd)
     return model
 
 
