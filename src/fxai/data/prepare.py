@@ -25,8 +25,8 @@ import pandas as pd
 from fxai.data.embedded import load_embedded
 from fxai.data.fetch import read_manifest, sha256_of
 from fxai.data.generators import generate
-from fxai.data.readers import read_table
 from fxai.data.prepared import SparseTable
+from fxai.data.readers import read_table
 from fxai.data.registry import Registry
 from fxai.errors import DataError
 from fxai.files import open_atomic, write_atomic
