@@ -72,6 +72,11 @@ def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
         train = [line for line in out(r).splitlines() if "bt-train" in line and ds in line]
         assert len(train) == 1 and model in train[0] and f"{ds}.npz" in train[0]
     assert any("fxai.cli prepare sarcasm-full" in line for line in out(r).splitlines())
+    train_jobs = {ds: job for job in (b.split("rule ")[0]
+                                      for b in out(r).split("rule ffa_train_bt:")[1:])
+                  for ds in ("sarcasm-full", "disaster-full") if f"ds={ds}" in job}
+    assert "mem_mb=10000," in train_jobs["sarcasm-full"]  # ffa.models train_mem_mb: 9.2 GB
+    assert "mem_mb=8000," in train_jobs["disaster-full"]  # the run jobs' mem_mb
 
 
 def test_mirror_that_does_not_exist_stops(tmp_path):
