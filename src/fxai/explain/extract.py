@@ -156,9 +156,9 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                     part = o.sufficient_part(fixed)
                     if part is None:
                         fixed.add(i)
-                        necessary |= o.also_necessary(i, [
+                        necessary |= o.also_necessary(i, (  # read only if it rotates
                             j for j in todo[n + 1:]
-                            if j not in necessary and (proof is None or j in proof)])
+                            if j not in necessary and (proof is None or j in proof)))
                         scans.asked(time.perf_counter() - asked)  # a hit saves this
                     else:
                         proof = part

@@ -197,10 +197,17 @@ class BoostedOracle(Oracle):
     def entails(self, fixed: Iterable[int], time_limit: float | None = None) -> bool:
         """See :meth:`Oracle.entails`; ``time_limit``: CPU seconds for this question
         (:class:`~fxai.oracles.base.TimeLimitExceeded` when they run out)."""
-        return self.counterexample(fixed, time_limit) is None
+        return self._question(fixed, time_limit) is None
 
     def counterexample(self, fixed: Iterable[int], time_limit: float | None = None) -> list | None:
         """See :meth:`Oracle.counterexample`; ``time_limit`` as for :meth:`entails`."""
+        point = self._question(fixed, time_limit)
+        return None if point is None else self._point(point)
+
+    def _question(self, fixed: Iterable[int], time_limit: float | None) -> np.ndarray | None:
+        """A counterexample's intervals (kept for :meth:`also_necessary`), or None; the
+        full point is built only for :meth:`counterexample` (a copy of the instance: 30 µs
+        with Sarcasm's 22,600 words, more than a question)."""
         self.calls += 1
         t0 = time.perf_counter()
         if time_limit is None:
@@ -209,7 +216,7 @@ class BoostedOracle(Oracle):
             with self.time_limit(time_limit):
                 point = self._ask(fixed)
         self._cex, self._asked_s = point, time.perf_counter() - t0
-        return None if point is None else self._point(point)
+        return point
 
     def also_necessary(self, freed: int, candidates) -> set[int]:
         """See :meth:`Oracle.also_necessary`: the last counterexample's intervals with
@@ -219,9 +226,11 @@ class BoostedOracle(Oracle):
         ``ROTATIONS``), spread over the candidates in order, and none when the last
         rotation cost more than the question: a branch and bound that answered in
         microseconds tests none."""
-        cols = [(j, int(self._col[j])) for j in candidates if self._col[j] >= 0]
         budget = self._rotation_budget()
-        if self._cex is None or not cols or budget < 1:
+        if self._cex is None or budget < 1:
+            return set()
+        cols = [(j, int(self._col[j])) for j in candidates if self._col[j] >= 0]
+        if not cols:
             return set()
         t0 = time.perf_counter()
         cols = cols[:budget]
