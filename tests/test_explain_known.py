@@ -79,17 +79,25 @@ def test_marco_finds_the_same_sequence_with_fewer_questions(seed, target, monkey
 
 def test_adaptive_scans_only_while_they_pay():
     """MARCO's record: scans that cost more than the questions their hits answer stop, but
-    for every SAMPLE-th extraction; scans that pay go on; without ``adaptive`` always."""
+    for a sample of the extractions (the SAMPLE-th, then at doubling gaps up to MAX_GAP);
+    scans that pay go on; without ``adaptive`` always."""
     from fxai.explain import known as kn
 
-    def decisions(adaptive, counts):
+    def decisions(adaptive, counts, n=2 * kn.SAMPLE):
         k = Known(8, adaptive=adaptive)
         k.record("axp", counts)
-        return [k.worth_scanning("axp") for _ in range(2 * kn.SAMPLE)]
+        return [k.worth_scanning("axp") for _ in range(n)]
 
     # 100 scans of 1 s with 10 hits; a question a hit answers takes 2 s: 20 s saved < 100 s
-    costly = decisions(True, [100, 10, 100.0, 50, 100.0])
-    assert costly.count(True) == 2 and costly[kn.SAMPLE - 1] and costly[-1]
+    costly = decisions(True, [100, 10, 100.0, 50, 100.0], n=8 * kn.MAX_GAP)
+    sampled = [n + 1 for n, yes in enumerate(costly) if yes]
+    assert sampled[:4] == [kn.SAMPLE, 3 * kn.SAMPLE, 7 * kn.SAMPLE, 15 * kn.SAMPLE]
+    assert {b - a for a, b in zip(sampled[-4:], sampled[-3:])} == {kn.MAX_GAP}
+    k = Known(8, adaptive=True)  # scans that pay again: every extraction, the gap reset
+    k.record("axp", [100, 10, 100.0, 50, 100.0])
+    assert [k.worth_scanning("axp") for _ in range(3 * kn.SAMPLE)].count(True) == 2
+    k.record("axp", [0, 100, 0.0, 0, 0.0])
+    assert k.worth_scanning("axp") and k._gap["axp"] == kn.SAMPLE
     assert all(decisions(True, [100, 60, 100.0, 50, 100.0]))  # 120 s saved > 100 s
     assert all(decisions(False, [100, 10, 100.0, 50, 100.0]))
     assert all(decisions(True, [kn.WARMUP - 1, 0, 100.0, 50, 100.0]))  # too few to judge

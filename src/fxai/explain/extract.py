@@ -225,14 +225,14 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
     progress, weak = _Progress("find_cxp", len(free)), None
     try:
         with o.time_limit(time_limit):
-            cex = o.counterexample(set(feats) - free)
-            if cex is None:
+            moved = o.moves(set(feats) - free, free)  # where a counterexample leaves x
+            if moved is None:
                 if seed is None:
                     return None
                 raise ValueError("seed is not a weak CXp: fixing its complement entails the "
                                  "prediction")
             if not o.remembers:  # its points depend on the question alone
-                free = {i for i in free if not _agrees(o, cex, i)}
+                free = moved
             weak = set(free)
             scans = Scans(known, "axp")
             bits = None  # free, for known (as of the last change of free)
@@ -242,21 +242,21 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                     continue
                 now = time.process_time()
                 o.check_time(now)
-                if not _agrees(o, cex, i):  # else the point stays a witness with i fixed
+                if i in moved:  # else the point stays a witness with i fixed
                     if scans.on:
                         bits = Known.bits(free) if bits is None else bits
                         if scans.meets_alone(bits, i):
                             progress.step(now)  # fixing i too fixes that AXp: entailed
                             continue
                     asked = time.perf_counter()
-                    found = o.counterexample((set(feats) - free) | {i})
+                    found = o.moves((set(feats) - free) | {i}, free)
                     if found is None:
                         scans.asked(time.perf_counter() - asked)  # a hit saves this
                         progress.step(now)
                         continue
-                    cex = found
+                    moved = found
                     if not o.remembers:
-                        free = {j for j in free if not _agrees(o, cex, j)}
+                        free = set(moved)
                 free.discard(i)
                 weak, bits = set(free), None
                 progress.step(now)
@@ -265,8 +265,3 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
         raise progress.out_of_time(e, time_limit, weak) from e
     return sorted(free)
 
-
-def _agrees(o: Oracle, point, i: int) -> bool:
-    """Whether the counterexample ``point`` has the instance's value at feature ``i`` (then
-    it is a counterexample with ``i`` fixed too); False for an answer without a point."""
-    return bool(point) and point[i] == o.instance[i]

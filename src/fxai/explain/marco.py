@@ -215,7 +215,7 @@ class Marco:
             if self.o.entails(fixed):
                 return "axp", sorted(fixed)
             return "cxp", find_cxp(self.o, seed=free, known=self.known)
-        if self.o.counterexample(fixed) is not None:
+        if not self.o.entails(fixed):
             return "cxp", sorted(free)
         return "axp", find_axp(self.o, seed=fixed, check_seed=False, known=self.known)
 

@@ -213,6 +213,39 @@ class Oracle(ABC):
         """
         return None if self.entails(fixed) else ()
 
+    def moves(self, fixed: Iterable[int], among: Iterable[int]) -> set[int] | None:
+        """None if ``fixed`` entails the prediction, else the features of ``among`` on which
+        a counterexample (:meth:`counterexample`) differs from the instance: all of them
+        when the oracle gives no point. CXp extraction reads only these, so an oracle whose
+        points hold many features may answer without building one.
+
+        Parameters
+        ----------
+        fixed : iterable of int
+            The features fixed to the instance's values.
+        among : iterable of int
+            The features asked about.
+
+        Returns
+        -------
+        set of int or None
+            The features of ``among`` the counterexample moves, or None.
+
+        Examples
+        --------
+        >>> from fxai.models.examples import nbc_example
+        >>> from fxai.oracles.nbc import NBCOracle
+        >>> o = NBCOracle(nbc_example(), [2, 2, 2, 2])
+        >>> sorted(o.moves([0], [1, 2, 3])), o.moves([0, 1], [2, 3])
+        ([1, 2, 3], None)
+        """
+        point = self.counterexample(fixed)
+        if point is None:
+            return None
+        if not point:  # no witness point: nothing known to stay
+            return set(among)
+        return {i for i in among if point[i] != self.instance[i]}
+
     def precision(self, fixed: Iterable[int]) -> float:
         """Fraction of points with ``x_S = v_S`` predicted ``c`` (uniform over domains).
 
