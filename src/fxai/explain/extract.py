@@ -42,6 +42,8 @@ class _Progress:
 def _features(o: Oracle, features: Iterable[int], what: str) -> set[int]:
     """``features`` as a set, ValueError if one is no feature index of the oracle."""
     out = set(features)
+    if out and all(type(f) is int for f in out) and min(out) >= 0 and max(out) < o.n_features:
+        return out  # (MARCO's seeds: plain ints)
     bad = sorted(f for f in out if not (isinstance(f, int | np.integer)
                                         and 0 <= f < o.n_features))
     if bad:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import time
+from array import array
 from collections.abc import Iterable
 
 import numpy as np
@@ -56,10 +57,9 @@ class Known:
         self.n_words = max(1, (n_features + 63) // 64)
         self._masks = {k: np.zeros((16, self.n_words), np.uint64) for k in ("axp", "cxp")}
         self._size = {"axp": 0, "cxp": 0}
-        # per kind and feature: the rows of the sets holding it (first _held[k][f] entries)
-        self._rows = {k: [np.zeros(4, np.int64) for _ in range(n_features)]
-                      for k in ("axp", "cxp")}
-        self._held = {k: [0] * n_features for k in ("axp", "cxp")}
+        # per kind and feature: the rows of the sets holding it (C arrays: an append is
+        # cheap, and a scan reads one without a copy)
+        self._rows = {k: [array("q") for _ in range(n_features)] for k in ("axp", "cxp")}
 
     @staticmethod
     def bits(features: Iterable[int]) -> int:
@@ -74,21 +74,18 @@ class Known:
             masks = self._masks[kind] = np.concatenate([masks, np.zeros_like(masks)])
         masks[row] = self._words(self.bits(xp))
         self._size[kind] = row + 1
-        rows, held = self._rows[kind], self._held[kind]
+        rows = self._rows[kind]
         for f in xp:
-            if held[f] == len(rows[f]):
-                rows[f] = np.concatenate([rows[f], np.zeros_like(rows[f])])
-            rows[f][held[f]] = row
-            held[f] += 1
+            rows[f].append(row)
 
     def meets_alone(self, kind: str, current: int, i: int) -> bool:
         """Whether a recorded set of ``kind`` holds feature ``i`` and no other feature of
         ``current`` (an int of :meth:`bits`)."""
-        held = self._held[kind][i]
-        if not held:
+        rows = self._rows[kind][i]
+        if not rows:
             return False
         others = self._words(current & ~(1 << i))
-        return _alone()(self._masks[kind], self._rows[kind][i][:held], others)
+        return _alone()(self._masks[kind], np.frombuffer(rows, dtype=np.int64), others)
 
     def _words(self, bits: int) -> np.ndarray:
         return np.frombuffer(bits.to_bytes(8 * self.n_words, "little"), dtype=np.uint64)
