@@ -143,6 +143,8 @@ class BoostedOracle(Oracle):
         self._base = np.float32([self._sign * ens.base_margin, 0.0])
         self._divisor = np.float32(1.0)
         self._cut32 = np.float32(self._cut)
+        self._tables = (self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
+                        self._cut32, self._inclusive)
 
     def _intervals(self, model: dict, domains) -> None:
         """The instance's threshold interval per used feature and, with ``domains``, the
@@ -322,8 +324,11 @@ class BoostedOracle(Oracle):
         bound from their box, built and searched in one compiled call (its first pass
         under a deadline); the subclasses search from :meth:`_fixed_mask`'s box."""
         ask, search = compiled_search()
-        tables = (self._cf, self._clo, self._chi, self._val, self._starts, self._offset,
-                  self._cut32, self._inclusive)
+        tables = self._tables
+        if self.deadline is None:  # one unlimited pass (the FFA runs without a time limit)
+            point = ask(np.fromiter(fixed, dtype=np.int64), self._col, self._v, self._size,
+                        *tables, self._tol, self._jv, self._base, self._divisor, -1)[0]
+            return point if point.size else None
         limits = self._limits()
         point, *stack = ask(np.fromiter(fixed, dtype=np.int64), self._col, self._v,
                             self._size, *tables, self._tol, self._jv, self._base,
