@@ -22,6 +22,11 @@ def test_settled_is_the_set_logic_on_random_sets():
         mine, others = sets
         want = [any(set(o) & set(e) == {i} for o in others) for e in mine for i in e]
         assert settled(mine, others, n).tolist() == want
+        # the same sets among many features (a whole vocabulary): the features that occur
+        # are renumbered, and the answer is the same
+        spread = rng.choice(30_000, size=n, replace=False)
+        wide = [[[int(spread[f]) for f in e] for e in side] for side in sets]
+        assert settled(*wide, 30_000).tolist() == want
 
 
 def test_only_checked_answers_settle_removals():
