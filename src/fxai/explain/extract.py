@@ -144,7 +144,7 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
             bits = Known.bits(fixed) if scans.on else 0  # fixed, for known
             timed = o.deadline is not None  # else the clock serves the progress only
             for n, i in enumerate(todo):
-                if timed or n % 16 == 0:  # one clock read per step: the limit, the progress
+                if timed or n % 16 == 0:  # the limit at each step, the progress every 16th
                     now = time.process_time()
                     o.check_time(now)
                 if i in necessary:
@@ -260,7 +260,7 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                         continue
                     moved = found
                     if not o.remembers:
-                        free = set(moved)
+                        free = moved  # (a new set per answer)
                 free.discard(i)
                 weak, bits = set(free), None
                 progress.step(now)

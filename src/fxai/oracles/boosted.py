@@ -325,14 +325,11 @@ class BoostedOracle(Oracle):
         under a deadline); the subclasses search from :meth:`_fixed_mask`'s box."""
         ask, search = compiled_search()
         tables = self._tables
-        if self.deadline is None:  # one unlimited pass (the FFA runs without a time limit)
-            point = ask(np.fromiter(fixed, dtype=np.int64), self._col, self._v, self._size,
-                        *tables, self._tol, self._jv, self._base, self._divisor, -1)[0]
-            return point if point.size else None
-        limits = self._limits()
+        # without a deadline one unlimited pass decides: no generator of passes to build
+        limits = None if self.deadline is None else self._limits()
         point, *stack = ask(np.fromiter(fixed, dtype=np.int64), self._col, self._v,
                             self._size, *tables, self._tol, self._jv, self._base,
-                            self._divisor, next(limits))
+                            self._divisor, -1 if limits is None else next(limits))
         while _undecided(point):
             point, *stack = search(*tables, *stack, self._v, self._tol, self._jv, self._base,
                                    self._divisor, next(limits))
