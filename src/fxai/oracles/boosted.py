@@ -21,7 +21,11 @@ takes the one whose two children raise the sum of their bounds most; a child's b
 only in the trees whose chosen leaf it excludes, so each candidate costs a search on from
 those leaves alone. It closes proofs in far fewer boxes than splitting on the first
 separating feature (LightGBM's default breast_cancer model, first 20 test rows: the slowest
-AXp from 16.9 s to 0.2 s; ``python -m benchmarks.gradient_boosting``).
+AXp from 16.9 s to 0.2 s; ``python -m benchmarks.gradient_boosting``). A box keeps its
+chosen leaves on the stack, found when its parent was split (the two differ in one
+feature: a child keeps the parent's leaf in every tree whose leaf it still meets, and
+searches on from it in the others), so a box costs leaf scans only in the trees its split
+moves, not a scan of every tree (docs/benchmarks.md, "Tree ensembles' hard cases").
 
 Float32: XGBoost adds the intercept and the leaves in float32, in tree order, and a float64
 sum can differ from its margin by ~1e-6, enough to flip the class of a point within that
@@ -310,14 +314,15 @@ class BoostedOracle(Oracle):
             p[self._used[k]] = self._reps[k][int(self._allowed[k][ints[k]])]
         return p
 
-    def _root(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        """The search's stack of boxes (lows, highs, height) holding the box of ``mask``."""
+    def _root(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The search's stack of boxes (lows, highs, starts, height) holding the box of
+        ``mask`` (its starts without columns: the trees' first leaves)."""
         n = len(self._used)
         lo = np.zeros((1, n + 1), dtype=np.int64)
         hi = self._size.copy()[None]
         lo[0, :n][mask] = self._v[mask]
         hi[0, :n][mask] = self._v[mask] + 1
-        return lo, hi, 1
+        return lo, hi, np.empty((1, 0), dtype=np.int64), 1
 
     def _ask(self, fixed: Iterable[int]) -> np.ndarray | None:
         """A counterexample's intervals for the features ``fixed``, or None: the branch and

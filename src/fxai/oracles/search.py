@@ -43,18 +43,43 @@ def _first_reachable(cf, clo, chi, lo, hi, start, end):  # pragma: no cover - co
 
 
 @njit(cache=True)
-def _children(cf, clo, chi, val, starts, lo, hi, f, s, spare):  # pragma: no cover - compiled
+def _children(cf, clo, chi, val, starts, lo, hi, f, s, first, first_a,
+              first_b):  # pragma: no cover - compiled
     """The bounds of the box [lo, hi) split at ``x_f < s`` (below, above) and the leaves
-    tested; ``lo`` and ``hi`` are left as they were."""
-    keep = hi[f]
-    hi[f] = s
-    below, w_a = _best_leaves(cf, clo, chi, val, starts, lo, hi, spare)
-    hi[f] = keep
-    keep = lo[f]
-    lo[f] = s
-    above, w_b = _best_leaves(cf, clo, chi, val, starts, lo, hi, spare)
-    lo[f] = keep
-    return below, above, w_a + w_b
+    tested. A child keeps the box's leaf (``first``) of every tree whose leaf it still
+    meets (its box differs only in ``f``); other trees are searched on from that leaf. The
+    children's leaves go to ``first_a`` and ``first_b``; ``lo`` and ``hi`` are left as they
+    were."""
+    depth = cf.shape[1]
+    below = 0.0
+    above = 0.0
+    tested = 0
+    for t in range(starts.size):
+        end = starts[t + 1] if t + 1 < starts.size else cf.shape[0]
+        leaf = first[t]
+        a = leaf
+        b = leaf
+        for d in range(depth):
+            if cf[leaf, d] != f:
+                continue
+            if clo[leaf, d] >= s:  # the child x_f < s excludes this leaf
+                keep = hi[f]
+                hi[f] = s
+                a, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+                hi[f] = keep
+                tested += k
+            elif chi[leaf, d] <= s:  # the child x_f >= s excludes it
+                keep = lo[f]
+                lo[f] = s
+                b, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+                lo[f] = keep
+                tested += k
+            break
+        first_a[t] = a
+        first_b[t] = b
+        below += val[a]
+        above += val[b]
+    return below, above, tested
 
 
 @njit(cache=True)
@@ -133,43 +158,52 @@ def ask(fixed, col, v, size, cf, clo, chi, val, starts, offset, cut, inclusive, 
         if c >= 0:
             slo[0, c] = v[c]
             shi[0, c] = v[c] + 1
-    return search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, 1, v, tol, jv,
-                  base, divisor, limit)
+    return search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi,
+                  np.empty((1, 0), dtype=np.int64), 1, v, tol, jv, base, divisor, limit)
 
 
 @njit(cache=True)
-def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, tol, jv,
-            base, divisor, limit):  # pragma: no cover - compiled
+def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, sfirst, top, v, tol,
+           jv, base, divisor, limit):  # pragma: no cover - compiled
     """Depth-first branch and bound (see the module docstring) over the stack of boxes
-    ``slo[:top]``, ``shi[:top]`` (per-feature interval ranges [lo, hi)); returns (a
-    counterexample's intervals or an empty array, the stack, its height). Bounds are
-    float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the rounding
-    bound); a pick of compatible leaves is judged in the library's own float arithmetic
-    (:func:`_changes`), and if it does not change the class while other picks remain in the
-    box, the box is split off around it. With ``limit`` >= 0 the search stops once it has
-    tested that many leaves (its work, whatever a box costs), returning ``[-1]`` and the
-    boxes left, from which a next call resumes."""
+    ``slo[:top]``, ``shi[:top]`` (per-feature interval ranges [lo, hi)), each with its
+    lowest-valued reachable leaf per tree (``sfirst[:top]``, found when its parent was
+    split; -1 in a first box's row, or a stack without columns: to be found); returns (a
+    counterexample's intervals or an empty array, the stack: lows, highs, leaves, height).
+    Bounds are float64 sums minus the cut (in ``offset``), pruned only above ``tol`` (the
+    rounding bound); a pick of compatible leaves is judged in the library's own float
+    arithmetic (:func:`_changes`), and if it does not change the class while other picks
+    remain in the box, the box is split off around it. With ``limit`` >= 0 the search stops
+    once it has tested that many leaves (its work, whatever a box costs), returning ``[-1]``
+    and the boxes left, from which a next call resumes."""
     n1 = slo.shape[1]
     n = n1 - 1
-    first = np.empty(starts.size, dtype=np.int64)
-    spare = np.empty(starts.size, dtype=np.int64)
+    n_trees = starts.size
+    if sfirst.shape[1] != n_trees:  # -1: the box's leaves are still to be found
+        sfirst = np.full((slo.shape[0], n_trees), -1, dtype=np.int64)
+    first = np.empty(n_trees, dtype=np.int64)
+    first_a = np.empty(n_trees, dtype=np.int64)
+    first_b = np.empty(n_trees, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
     work = 0
     L = np.empty(n1, dtype=np.int64)
     H = np.empty(n1, dtype=np.int64)
     while top > 0:
         if limit >= 0 and work > limit:
-            return np.full(1, -1, dtype=np.int64), slo, shi, top
+            return np.full(1, -1, dtype=np.int64), slo, shi, sfirst, top
         top -= 1
         lo = slo[top].copy()
         hi = shi[top].copy()
-        b, w = _best_leaves(cf, clo, chi, val, starts, lo, hi, first)
-        work += w
-        if b + offset > tol:  # (only a first box: children are pushed within the bound)
-            continue
+        if n_trees == 0 or sfirst[top, 0] < 0:  # a first box
+            b, w = _best_leaves(cf, clo, chi, val, starts, lo, hi, first)
+            work += w
+            if b + offset > tol:  # (children are pushed within the bound)
+                continue
+        else:
+            first[:] = sfirst[top]
         L[:] = lo
         H[:] = hi
-        for t in range(starts.size):
+        for t in range(n_trees):
             leaf = first[t]
             for d in range(cf.shape[1]):
                 f = cf[leaf, d]
@@ -179,13 +213,11 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, 
         work += w
         if c >= 0:  # one chosen leaf needs x_c below s, another at or above it
             s = H[c]
-            bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, spare)
-            work += w
         elif _changes(first, jv, base, divisor, cut, inclusive):  # compatible: a counterexample
             point = np.empty(n, dtype=np.int64)
             for f in range(n):
                 point[f] = v[f] if L[f] <= v[f] < H[f] else L[f]
-            return point, slo, shi, top
+            return point, slo, shi, sfirst, top
         else:  # a float32 near-tie that keeps the class: cut the box down to the pick
             for f in range(n):
                 if L[f] > lo[f] or H[f] < hi[f]:
@@ -194,8 +226,9 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, 
             if c < 0:
                 continue  # every point of the box takes this pick
             s = L[c] if L[c] > lo[c] else H[c]
-            bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, spare)
-            work += w
+        bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, first,
+                                        first_a, first_b)
+        work += w
         hi_a = hi.copy()
         hi_a[c] = s
         lo_b = lo.copy()
@@ -206,18 +239,22 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, top, v, 
             cap = 2 * slo.shape[0] + 2
             slo2 = np.empty((cap, n1), dtype=np.int64)
             shi2 = np.empty((cap, n1), dtype=np.int64)
+            sfirst2 = np.empty((cap, n_trees), dtype=np.int64)
             slo2[:top] = slo[:top]
             shi2[:top] = shi[:top]
-            slo, shi = slo2, shi2
+            sfirst2[:top] = sfirst[:top]
+            slo, shi, sfirst = slo2, shi2, sfirst2
         # push the worse child first so that the better one (lower bound) is explored first
         order = (0, 1) if bound_a >= bound_b else (1, 0)
         for side in order:
             if side == 0 and keep_a:
                 slo[top] = lo
                 shi[top] = hi_a
+                sfirst[top] = first_a
                 top += 1
             elif side == 1 and keep_b:
                 slo[top] = lo_b
                 shi[top] = hi
+                sfirst[top] = first_b
                 top += 1
-    return none, slo, shi, 0
+    return none, slo, shi, sfirst, 0
