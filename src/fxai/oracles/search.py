@@ -43,13 +43,14 @@ def _first_reachable(cf, clo, chi, lo, hi, start, end):  # pragma: no cover - co
 
 
 @njit(cache=True)
-def _children(cf, clo, chi, val, starts, lo, hi, f, s, first, first_a,
-              first_b):  # pragma: no cover - compiled
+def _children(cf, clo, chi, val, starts, lo, hi, f, s, first, first_a, first_b, nxt,
+              known):  # pragma: no cover - compiled
     """The bounds of the box [lo, hi) split at ``x_f < s`` (below, above) and the leaves
     tested. A child keeps the box's leaf (``first``) of every tree whose leaf it still
-    meets (its box differs only in ``f``); other trees are searched on from that leaf. The
-    children's leaves go to ``first_a`` and ``first_b``; ``lo`` and ``hi`` are left as they
-    were."""
+    meets (its box differs only in ``f``); in the other trees it takes the next reachable
+    leaf: ``nxt[t, d]`` if ``known`` (the split of :func:`_split_feature`), else searched on
+    from the box's leaf. The children's leaves go to ``first_a`` and ``first_b``; ``lo`` and
+    ``hi`` are left as they were."""
     depth = cf.shape[1]
     below = 0.0
     above = 0.0
@@ -63,17 +64,23 @@ def _children(cf, clo, chi, val, starts, lo, hi, f, s, first, first_a,
             if cf[leaf, d] != f:
                 continue
             if clo[leaf, d] >= s:  # the child x_f < s excludes this leaf
-                keep = hi[f]
-                hi[f] = s
-                a, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
-                hi[f] = keep
-                tested += k
+                if known:
+                    a = nxt[t, d]
+                else:
+                    keep = hi[f]
+                    hi[f] = s
+                    a, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+                    hi[f] = keep
+                    tested += k
             elif chi[leaf, d] <= s:  # the child x_f >= s excludes it
-                keep = lo[f]
-                lo[f] = s
-                b, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
-                lo[f] = keep
-                tested += k
+                if known:
+                    b = nxt[t, d]
+                else:
+                    keep = lo[f]
+                    lo[f] = s
+                    b, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+                    lo[f] = keep
+                    tested += k
             break
         first_a[t] = a
         first_b[t] = b
@@ -83,14 +90,18 @@ def _children(cf, clo, chi, val, starts, lo, hi, f, s, first, first_a,
 
 
 @njit(cache=True)
-def _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first):  # pragma: no cover
-    """(the separating feature f, one with ``L[f] >= H[f]``, whose split at ``H[f]`` raises
-    the sum of the two children's bounds most, or -1 if none separates; leaves tested). A
-    child's bound differs from the box's only in the trees whose chosen leaf (``first``) it
-    excludes: each such tree is searched on from that leaf."""
+def _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first, room,
+                   nxt):  # pragma: no cover - compiled
+    """(the separating feature f, one with ``L[f] >= H[f]``, to split at ``H[f]``, or -1 if
+    none separates; leaves tested). A child's bound differs from the box's only in the
+    trees whose chosen leaf (``first``) it excludes: each such tree is searched on from that
+    leaf (the leaf found goes to ``nxt[t, d]``, ``d`` the column of ``f`` in the chosen
+    leaf's box). The split takes a feature whose two children both raise the bound above
+    ``room`` (the box is then closed), else the one that raises the sum of the two
+    children's bounds most."""
     n_leaves, depth = cf.shape
     n = L.size - 1
-    gain = np.zeros(n)
+    gain = np.zeros((n, 2))  # per feature, the rise of the bound below and above the split
     tested = 0
     for t in range(starts.size):
         end = starts[t + 1] if t + 1 < starts.size else n_leaves
@@ -100,28 +111,35 @@ def _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first):  # pragma: n
             if f == n or L[f] < H[f]:
                 continue
             s = H[f]
-            for below in (True, False):
-                if below and clo[leaf, d] >= s:  # the child x_f < s excludes this leaf
-                    keep = hi[f]
-                    hi[f] = s
-                elif not below and chi[leaf, d] <= s:  # the child x_f >= s excludes it
-                    keep = lo[f]
-                    lo[f] = s
-                else:
-                    continue
-                nxt, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
-                tested += k
-                if nxt >= 0:
-                    gain[f] += val[nxt] - val[leaf]
-                if below:
-                    hi[f] = keep
-                else:
-                    lo[f] = keep
+            if clo[leaf, d] >= s:  # the child x_f < s excludes this leaf
+                side = 0
+                keep = hi[f]
+                hi[f] = s
+            elif chi[leaf, d] <= s:  # the child x_f >= s excludes it
+                side = 1
+                keep = lo[f]
+                lo[f] = s
+            else:
+                continue
+            nx, k = _first_reachable(cf, clo, chi, lo, hi, leaf + 1, end)
+            tested += k
+            nxt[t, d] = nx
+            if nx >= 0:
+                gain[f, side] += val[nx] - val[leaf]
+            if side == 0:
+                hi[f] = keep
+            else:
+                lo[f] = keep
     c = -1
     best = -np.inf
     for f in range(n):
-        if L[f] >= H[f] and gain[f] > best:
-            best, c = gain[f], f
+        if L[f] < H[f]:
+            continue
+        score = gain[f, 0] + gain[f, 1]
+        if min(gain[f, 0], gain[f, 1]) > room:  # both children are pruned
+            score += np.inf
+        if score > best:
+            best, c = score, f
     return c, tested
 
 
@@ -184,6 +202,7 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, sfirst, 
     first = np.empty(n_trees, dtype=np.int64)
     first_a = np.empty(n_trees, dtype=np.int64)
     first_b = np.empty(n_trees, dtype=np.int64)
+    nxt = np.empty((n_trees, cf.shape[1]), dtype=np.int64)  # see _split_feature
     none = np.empty(0, dtype=np.int64)
     work = 0
     L = np.empty(n1, dtype=np.int64)
@@ -199,8 +218,11 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, sfirst, 
             work += w
             if b + offset > tol:  # (children are pushed within the bound)
                 continue
-        else:
+        else:  # its leaves, found when its parent was split
             first[:] = sfirst[top]
+            b = 0.0
+            for t in range(n_trees):
+                b += val[first[t]]
         L[:] = lo
         H[:] = hi
         for t in range(n_trees):
@@ -209,9 +231,11 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, sfirst, 
                 f = cf[leaf, d]
                 L[f] = max(L[f], clo[leaf, d])
                 H[f] = min(H[f], chi[leaf, d])
-        c, w = _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first)
+        c, w = _split_feature(cf, clo, chi, val, starts, lo, hi, L, H, first,
+                              tol - offset - b, nxt)
         work += w
-        if c >= 0:  # one chosen leaf needs x_c below s, another at or above it
+        separates = c >= 0
+        if separates:  # one chosen leaf needs x_c below s, another at or above it
             s = H[c]
         elif _changes(first, jv, base, divisor, cut, inclusive):  # compatible: a counterexample
             point = np.empty(n, dtype=np.int64)
@@ -227,7 +251,7 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, sfirst, 
                 continue  # every point of the box takes this pick
             s = L[c] if L[c] > lo[c] else H[c]
         bound_a, bound_b, w = _children(cf, clo, chi, val, starts, lo, hi, c, s, first,
-                                        first_a, first_b)
+                                        first_a, first_b, nxt, separates)
         work += w
         hi_a = hi.copy()
         hi_a[c] = s
