@@ -438,3 +438,37 @@ def test_the_vote_bound_keeps_a_rival_that_only_ties_and_drops_one_that_cannot_w
     assert ens.predict_index(np.array([[0.0, 0.5, 0.5]]))[0] == 0  # the tie, to class 0
     assert o.entails([0, 1]) and o._enc.possible(o.index, o._rivals, o._fixed_mask([0, 1]),
                                                   o._v) == []
+
+
+@pytest.mark.parametrize("constant", [(), (1,), (0, 2), (2, 2), (1, 1, 0)])
+def test_shared_vote_counters_with_constant_trees_match_brute_force(constant):
+    """The hard vote's shared counters (``#q(., j) >= #p(., c) + d``, ``d`` counting the
+    trees of constant vote): three classes, stumps on three features voting every pair of
+    classes, and single-leaf trees of constant vote that shift each margin by one, so that
+    rivals tie or miss by one at the edge. Every fixed set, at every corner, against the
+    votes counted by brute force (first-max ties)."""
+    from fxai.models.boosted import Tree
+    from fxai.models.scores import ScoreEnsemble
+
+    def stump(f, lo, hi):
+        return Tree(feature=np.array([f, 0, 0]), threshold=np.float32([0.5, 0, 0]),
+                    left=np.array([1, -1, -1]), right=np.array([2, -1, -1]),
+                    value=np.float64([[0, 0, 0], np.eye(3)[lo], np.eye(3)[hi]]))
+
+    def leaf(k):
+        return Tree(feature=np.array([0]), threshold=np.float32([0]), left=np.array([-1]),
+                    right=np.array([-1]), value=np.float64([np.eye(3)[k]]))
+
+    trees = (stump(0, 1, 0), stump(1, 1, 2), stump(2, 0, 2), stump(0, 2, 1), stump(1, 0, 1),
+             *map(leaf, constant))
+    ens = ScoreEnsemble(trees, np.zeros(3), 1.0, (0, 1, 2), 3, "votes with constant trees")
+    corners = list(itertools.product([0.0, 1.0], repeat=3))
+    label = ens.predict_index(np.array(corners))
+    for x in corners:
+        o = VoteOracle(ens, list(x))
+        for r in range(4):
+            for fixed in itertools.combinations(range(3), r):
+                same = [z for z, y in zip(corners, label, strict=True)
+                        if all(z[f] == x[f] for f in fixed)]
+                want = all(ens.predict_index(np.array([z]))[0] == o.index for z in same)
+                assert o.entails(fixed) == want, (x, fixed)

@@ -16,9 +16,14 @@ reachable leaf voting that class (one clause from the path's interval literals; 
 variables); with more than two classes, per tree and class a variable ``q`` ("the tree
 votes it") that excludes the tree's other classes. Rival ``j`` beats ``c`` iff ``votes_j -
 votes_c >= [j > c]``: with two classes ``#(trees not voting c) >= ceil((T + [j > c]) / 2)``
-(one literal per tree), else ``#q(., j) + #(trees that can vote c but do not) >= n_c + [j >
-c]``; one cardinality constraint (pysat.card, k-modulo totalizer) per class pair under a
-selector, built on first use and kept. ``entails(S)`` assumes the instance's intervals of
+(one literal per tree; one cardinality constraint, pysat.card's k-modulo totalizer, per
+class pair), else ``#q(., j) >= #p(., c) + d`` over the trees whose vote is not constant
+(``d``: ``[j > c]`` and the constant votes; ``#p`` bounds c's votes from above, ``#q`` j's
+from below, and a point sets both exactly): one unary counter (pysat.card's totalizer) of
+``p(., c)`` per class c and one of ``q(., j)`` per class j, shared by every pair that
+needs them, and per pair the comparison "at least k of c's implies at least k + d of j's",
+one clause per k. Each pair's clauses are under a selector, built on first use and kept.
+``entails(S)`` assumes the instance's intervals of
 the features in S and the selector of "some rival beats c" (a clause over the pairs'
 selectors): one solve per query; a model is a counterexample point. When no rival can
 win, the solver's core names the fixed features its proof used
@@ -40,7 +45,11 @@ breast_cancer forest (100 full-depth trees; the first 10 test rows), this one 0.
 the same AXps. Encoding and solver on that forest (total of the 10 AXps) and on digits (100
 trees of depth 6, 3 rows): k-modulo totalizer with Glucose 4 0.86 / 9.1 s, with MiniSat
 2.2 0.82 / 8.5 s, with CaDiCaL 1.5.3 1.1 / 13.7 s; totalizer with Glucose 4 0.87 / 13.5 s;
-sequential counter and cardinality network 1.3-2.5 s on breast_cancer.
+sequential counter and cardinality network 1.3-2.5 s on breast_cancer. With more than two
+classes the shared counters replaced one k-modulo totalizer per pair over both classes'
+literals (``#q(., j) + #(not p(., c)) >= n_c + [j > c]``): digits defaults, the first 10
+test rows, 93.3 and 94.3 s against 103.5-120.0 s in three runs, the same AXps; pendigits
+depth 6, 5 rows, 2.28 against 2.66 s (docs/benchmarks.md, "Shared vote counters").
 """
 
 from __future__ import annotations
@@ -50,7 +59,7 @@ import threading
 import time
 
 import numpy as np
-from pysat.card import CardEnc, EncType
+from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
@@ -173,37 +182,69 @@ class _Encoding(Intervals):
         self.solver = Solver(name=SOLVER, bootstrap_with=clauses)
         self._pairs: dict[tuple[int, int], int | None] = {}
         self._rivals: dict[tuple, int | None] = {}  # (c, rivals) -> its selector
+        self._counters: dict[tuple, list[int]] = {}
+
+    def _counter(self, key, lits: list[int]) -> list[int]:
+        """The outputs of a unary counter (totalizer) of ``lits``, built once per ``key``:
+        output k is implied when at least k + 1 of them hold."""
+        if key not in self._counters:
+            out: list[int] = []
+            if lits:
+                tot = ITotalizer(lits=lits, ubound=len(lits), top_id=self.pool.top)
+                self.pool.top = tot.top_id
+                self.solver.append_formula(tot.cnf.clauses)
+                out = list(tot.rhs)
+            self._counters[key] = out
+        return self._counters[key]
 
     def _pair(self, c: int, j: int) -> int | None:
         """The selector of "j beats c", ``votes_j - votes_c >= [j > c]`` (its guarded
-        cardinality constraint added on first use), None if j never can."""
-        if (c, j) in self._pairs:
-            return self._pairs[(c, j)]
-        const, lits = 0, []
+        clauses added on first use), None if j never can."""
+        if (c, j) not in self._pairs:
+            self._pairs[(c, j)] = (self._binary_pair if self.binary else self._shared_pair)(c, j)
+        return self._pairs[(c, j)]
+
+    def _shared_pair(self, c: int, j: int) -> int | None:
+        """More than two classes: "at least k of the trees ``p(., c)`` implies at least
+        k + d of the trees ``q(., j)``" for every k (see the module), over the two classes'
+        shared counters."""
+        d, ps, not_qs = int(j > c), [], []
         for t, votes in enumerate(self.classes):
             if len(votes) == 1:  # a constant vote
-                const += (j in votes) - (c in votes)
-            elif self.binary:
-                lits.append(-self.pool.id(("p", t, c)))  # not c: j
-            else:
-                if j in votes:
-                    lits.append(self.pool.id(("q", t, j)))
-                if c in votes:
-                    lits.append(-self.pool.id(("p", t, c)))
-                    const -= 1
-        if self.binary:  # votes_j - votes_c = 2 #(not c) - T: one literal per tree
-            bound = math.ceil((self.n_trees + (j > c)) / 2) - sum(1 for v in self.classes
-                                                                  if v == {j})
-        else:
-            bound = (j > c) - const
+                d += (c in votes) - (j in votes)
+                continue
+            if c in votes:
+                ps.append(self.pool.id(("p", t, c)))
+            if j in votes:
+                not_qs.append(-self.pool.id(("q", t, j)))
+        n = len(not_qs)
+        if d > n:
+            return None
+        sel = self.pool.id(("sel", c, j))
+        at_least_p = self._counter(("p", c), ps)  # [k - 1]: at least k trees p(., c)
+        not_q = self._counter(("not q", j), not_qs)  # [i]: at least i + 1 trees not q(., j)
+        clauses = []
+        for k in range(len(ps) + 1):
+            m = k + d  # at least k trees p(., c): at least m trees q(., j)
+            if m > 0:
+                body = [-sel] + ([-at_least_p[k - 1]] if k else [])
+                clauses.append(body + ([-not_q[n - m]] if m <= n else []))
+        self.solver.append_formula(clauses)
+        return sel
+
+    def _binary_pair(self, c: int, j: int) -> int | None:
+        """Two classes: at least ``ceil((T + [j > c]) / 2)`` trees do not vote c, one
+        literal per tree whose vote is not constant."""
+        lits = [-self.pool.id(("p", t, c)) for t, votes in enumerate(self.classes)
+                if len(votes) > 1]  # not c: j
+        bound = math.ceil((self.n_trees + (j > c)) / 2) - sum(1 for v in self.classes
+                                                              if v == {j})
         if bound > len(lits):
-            sel = None
-        else:
-            sel = self.pool.id(("sel", c, j))
-            if bound > 0:
-                cnf = CardEnc.atleast(lits, bound=bound, vpool=self.pool, encoding=ENCODING)
-                self.solver.append_formula([[-sel, *cl] for cl in cnf.clauses])
-        self._pairs[(c, j)] = sel
+            return None
+        sel = self.pool.id(("sel", c, j))
+        if bound > 0:
+            cnf = CardEnc.atleast(lits, bound=bound, vpool=self.pool, encoding=ENCODING)
+            self.solver.append_formula([[-sel, *cl] for cl in cnf.clauses])
         return sel
 
     def rival(self, c: int, rivals) -> int | None:
