@@ -25,7 +25,8 @@ AXp from 16.9 s to 0.2 s; ``python -m benchmarks.gradient_boosting``). A box kee
 chosen leaves on the stack, found when its parent was split (the two differ in one
 feature: a child keeps the parent's leaf in every tree whose leaf it still meets, and
 searches on from it in the others), so a box costs leaf scans only in the trees its split
-moves, not a scan of every tree (docs/benchmarks.md, "Tree ensembles' hard cases").
+moves, not a scan of every tree (docs/benchmarks.md, "The branch and bound keeps each
+box's leaves").
 
 Float32: XGBoost adds the intercept and the leaves in float32, in tree order, and a float64
 sum can differ from its margin by ~1e-6, enough to flip the class of a point within that
@@ -315,8 +316,8 @@ class BoostedOracle(Oracle):
         return p
 
     def _root(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """The search's stack of boxes (lows, highs, starts, height) holding the box of
-        ``mask`` (its starts without columns: the trees' first leaves)."""
+        """The search's stack of boxes (lows, highs, chosen leaves, height) holding the box
+        of ``mask`` (leaves without columns: the search finds the first box's)."""
         n = len(self._used)
         lo = np.zeros((1, n + 1), dtype=np.int64)
         hi = self._size.copy()[None]
