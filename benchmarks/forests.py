@@ -33,7 +33,9 @@ votes) or ``soft`` (scikit-learn's ``predict``).
   PyXAI explains the majority vote).
 
 Peers run in their own processes on the same pickled model and rows (their virtual
-environments get this scikit-learn and numpy); every explanation is checked by fxai's
+environments get this scikit-learn and numpy). Every tool's clock of a row starts after a
+full garbage collection (``gc.collect()``), so a collection of what the rows before left
+is not charged to this one; every explanation is checked by fxai's
 independent checker (sufficient; subset-minimal over features).
 
 Writes ``<out>.csv`` (one row per tool, model and instance; ``--out`` defaults to
@@ -46,6 +48,7 @@ equal to fxai's).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import pickle
 import subprocess
@@ -108,6 +111,7 @@ def _axp(model, x, vote: str, time_limit: float | None):
     """One AXp of ``model`` at ``x`` (deletion) and its CPU s; None at the time limit."""
     from fxai import explain, oracles
 
+    gc.collect()  # a collection of what earlier rows left falls outside this row's clock
     t0 = time.process_time()
     try:
         axp = explain.find_axp(oracles.for_model(model, x, vote=vote), time_limit=time_limit)
@@ -176,6 +180,7 @@ def pyxai_worker(model_file: str, rows_file: str, out_file: str) -> None:
         return
     out = []
     for x in rows:
+        gc.collect()
         t0 = time.process_time()
         explainer = Explaining.initialize(converted, instance=x)
         try:
@@ -211,6 +216,7 @@ def rfxpl_worker(checkout: str, etype: str, model_file: str, rows_file: str,
     xrf = XRF(rf, rf.feature_names, rf.targets)
     out = []
     for x in np.load(rows_file):
+        gc.collect()
         t0 = time.process_time()
         expl = xrf.explain(x, "abd", etype)
         out.append({"cpu_s": time.process_time() - t0, "features": sorted(map(int, expl))})
