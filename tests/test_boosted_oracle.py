@@ -87,6 +87,97 @@ def test_a_search_resumed_pass_by_pass_under_a_deadline_gives_the_same_answers(s
                 assert (o.counterexample(fixed) is None) == bf.entails(fixed), fixed
 
 
+def brute_deletion(bf, fixed, todo):
+    """Plain deletion on the brute-force oracle: (the features freed, all decided)."""
+    fixed = set(fixed)
+    for i in todo:
+        if bf.entails(fixed - {i}):
+            fixed.discard(i)
+    return fixed
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), limit=st.sampled_from([1, 2, 8, 1 << 16]))
+def test_the_compiled_axp_prefix_is_plain_deletion(seed, limit):
+    """``axp_prefix`` frees what plain deletion frees, in any order and from any
+    entailing seed; with a small leaf limit it stops at a search that needs more and
+    ``find_axp`` asks the rest: the same AXp."""
+    model, x, domains = random_model(seed)
+    o, bf = oracle_pair(model, x, domains)
+    rng = np.random.default_rng(seed)
+    n = len(domains)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("fxai.oracles.boosted.PREFIX_LEAVES", limit)
+        for _ in range(4):
+            seed_set = {i for i in range(n) if rng.random() < 0.8}
+            if not bf.entails(seed_set):
+                seed_set = set(range(n))
+            todo = [int(i) for i in rng.permutation(sorted(seed_set))]
+            calls = o.calls
+            freed, done = o.axp_prefix(set(seed_set), todo)
+            assert o.calls - calls == done + (done < len(todo))  # (the search it stopped in)
+            if limit == 1 << 16:
+                assert done == len(todo)
+            expected = brute_deletion(bf, seed_set, todo[:done])
+            assert seed_set - freed == expected
+            axp = explain.find_axp(o, seed=seed_set, order=todo)
+            assert axp == sorted(brute_deletion(bf, seed_set, todo))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), limit=st.sampled_from([1, 2, 8, 1 << 16]))
+def test_the_compiled_cxp_prefix_is_find_cxps_loop(seed, limit):
+    """``find_cxp`` with ``cxp_prefix`` gives the CXp of its own loop without it (the same
+    counterexamples cut the free set), a CXp by brute force, in any order and from any
+    weak CXp; with a small leaf limit the loop asks the rest."""
+    model, x, domains = random_model(seed)
+    o, bf = oracle_pair(model, x, domains)
+    rng = np.random.default_rng(seed)
+    n = len(domains)
+    if bf.entails([]):
+        return  # the prediction cannot change: no CXp
+    for _ in range(4):
+        free = {i for i in range(n) if rng.random() < 0.8}
+        if bf.entails(set(range(n)) - free):
+            free = set(range(n))
+        order = [int(i) for i in rng.permutation(n)]
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(BoostedOracle, "cxp_prefix", lambda self, free, order: (free, 0))
+            plain = explain.find_cxp(o, seed=free, order=order)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("fxai.oracles.boosted.PREFIX_LEAVES", limit)
+            calls = o.calls
+            got = explain.find_cxp(o, seed=free, order=order)
+            assert o.calls > calls
+        assert got == plain
+        assert not bf.entails(set(range(n)) - set(got))
+        assert all(bf.entails(set(range(n)) - set(got) | {i}) for i in got)
+
+
+@pytest.mark.parametrize("seed, order", [(31, [3, 2, 1, 0, 4]),
+                                         (45, [2, 1, 4, 6, 3, 0, 7, 5])])
+def test_the_compiled_cxp_prefix_cuts_the_free_set_as_find_cxp_does(seed, order):
+    """Two random models (found by search) where fixing at once what a counterexample
+    leaves at the instance's value, as ``find_cxp`` does, gives another CXp than asking
+    about each such feature in its turn: the prefix must cut the same way."""
+    model, x, domains = random_model(seed, n_max=8, dom_max=5)
+    o, _ = oracle_pair(model, x, domains)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(BoostedOracle, "cxp_prefix", lambda self, free, order: (free, 0))
+        plain = explain.find_cxp(o, order=order)
+    assert explain.find_cxp(o, order=order) == plain
+
+
+def test_the_compiled_prefixes_keep_a_tie_as_a_change():
+    """Under ``ties="change"`` a tie is a counterexample in the prefixes too."""
+    o = BoostedOracle(tie_ensemble(), [1, 1], ties="change")
+    assert o.axp_prefix({0, 1}, [0, 1]) == (set(), 2)
+    keep = BoostedOracle(tie_ensemble(), [0, 0], ties="keep")
+    assert keep.axp_prefix({0, 1}, [0, 1]) == ({0}, 2)
+    assert o.cxp_prefix({0, 1}, [0, 1]) == ({1}, 2)  # fixing x0 keeps the tie at x1 = 0
+    assert keep.cxp_prefix({0, 1}, [0, 1]) == ({0, 1}, 2)  # a tie alone is no change
+
+
 def test_a_fixed_feature_out_of_range_is_refused():
     o = BoostedOracle(tie_ensemble(), [0, 1], ties="keep")
     for bad in ([2], [-1]):

@@ -138,13 +138,17 @@ def find_axp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
             if seed is not None and check_seed and not o.entails(fixed):
                 raise ValueError(f"seed {sorted(fixed)} is not a weak AXp: fixing it does "
                                  "not entail the prediction")
+            freed, start = o.axp_prefix(fixed, todo)  # the oracle's fast first part
+            fixed -= freed
+            weak = set(fixed)
+            progress.done = start
             proof = None  # a part of ``fixed`` known to entail the prediction
             necessary: set[int] = set()  # features a counterexample proved necessary
             scans = Scans(known, "cxp")
             bits = Known.bits(fixed) if scans.on else 0  # fixed, for known
             timed = o.deadline is not None  # else the clock serves the progress only
-            for n, i in enumerate(todo):
-                if timed or n % 16 == 0:  # the limit at each step, the progress every 16th
+            for n, i in enumerate(todo[start:], start):
+                if timed or (n - start) % 16 == 0:  # the limit each step, the progress 16th
                     now = time.process_time()
                     o.check_time(now)
                 if i in necessary:
@@ -237,10 +241,14 @@ def find_cxp(o: Oracle, seed: Iterable[int] | None = None, order: Iterable[int] 
                                  "prediction")
             if not o.remembers:  # its points depend on the question alone
                 free = moved
+            free, start = o.cxp_prefix(free, order)  # the oracle's fast first part
+            if start:
+                moved = set(free)  # (its last counterexample's moves: free)
             weak = set(free)
+            progress.done = start
             scans = Scans(known, "axp")
             bits = None  # free, for known (as of the last change of free)
-            for i in order:
+            for i in order[start:]:
                 if i not in free:  # decided without a question (or a clock read)
                     progress.done += 1
                     continue

@@ -170,6 +170,23 @@ class Oracle(ABC):
         on the model ("model rotation"); by default none."""
         return set()
 
+    def axp_prefix(self, fixed: set[int], todo: list[int]) -> tuple[set[int], int]:
+        """Deletion's first questions, decided in one call by an oracle that can (the
+        compiled branch and bound of the boosted trees): from ``fixed``, which entails,
+        each feature of ``todo`` in turn is freed, and fixed again if that breaks
+        entailment, the answers :meth:`entails` gives. Returns (the features freed, how
+        many of ``todo`` were decided: a prefix); by default none."""
+        return set(), 0
+
+    def cxp_prefix(self, free: set[int], order: list[int]) -> tuple[set[int], int]:
+        """CXp extraction's first questions, decided in one call by an oracle that can:
+        from the weak CXp ``free`` (as cut to the features a counterexample moves, for an
+        oracle that does not :attr:`remembers`), each feature of ``order`` still free in
+        turn is fixed, and freed again if the prediction can no longer change; a
+        counterexample's :meth:`moves` cut ``free``, as in ``find_cxp``. Returns (``free``
+        after the decided prefix, how many of ``order`` were decided); by default none."""
+        return free, 0
+
     @contextlib.contextmanager
     def time_limit(self, seconds: float | None) -> Iterator[None]:
         """Within the block, questions stop with :class:`TimeLimitExceeded` once ``seconds``

@@ -282,3 +282,84 @@ def search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi, sfirst, 
                 sfirst[top] = first_b
                 top += 1
     return none, slo, shi, sfirst, 0
+
+
+@njit(cache=True)
+def delete(fixed, todo, col, v, size, cf, clo, chi, val, starts, offset, cut, inclusive, tol,
+           jv, base, divisor, limit):  # pragma: no cover - compiled
+    """Deletion from the box that fixes ``fixed`` (as :func:`ask`): each feature of ``todo``
+    in turn is freed, and fixed again if :func:`search` finds a counterexample. Each search
+    stops at ``limit`` leaves tested; deletion stops there, the feature still fixed. Returns
+    (per feature of ``todo``: freed or not, the features decided, the searches run)."""
+    n1 = size.size
+    lo = np.zeros((1, n1), dtype=np.int64)
+    hi = np.empty((1, n1), dtype=np.int64)
+    hi[0, :] = size
+    for f in fixed:
+        if f < 0 or f >= col.size:
+            raise IndexError("a fixed feature is out of range")
+        c = col[f]
+        if c >= 0:
+            lo[0, c] = v[c]
+            hi[0, c] = v[c] + 1
+    freed = np.zeros(todo.size, dtype=np.bool_)
+    none = np.empty((1, 0), dtype=np.int64)
+    for k in range(todo.size):
+        c = col[todo[k]]
+        if c >= 0:
+            lo[0, c] = 0
+            hi[0, c] = size[c]
+        point = search(cf, clo, chi, val, starts, offset, cut, inclusive, lo.copy(), hi.copy(),
+                       none, 1, v, tol, jv, base, divisor, limit)[0]
+        if point.size == 0:
+            freed[k] = True
+            continue
+        if c >= 0:  # a counterexample, or undecided within the limit: fixed again
+            lo[0, c] = v[c]
+            hi[0, c] = v[c] + 1
+        if point.size == 1 and point[0] < 0:
+            return freed, k, k + 1
+    return freed, todo.size, todo.size
+
+
+@njit(cache=True)
+def shrink(free, order, v, size, cf, clo, chi, val, starts, offset, cut, inclusive, tol, jv,
+           base, divisor, limit):  # pragma: no cover - compiled
+    """CXp extraction from the weak CXp ``free`` (per column: free or fixed to ``v``), as
+    ``find_cxp`` does it with an oracle whose points depend on the question alone: each
+    column of ``order`` still free in turn is fixed; if :func:`search` finds a
+    counterexample, the columns it leaves at ``v`` are fixed too, else the column is freed
+    again. Each search stops at ``limit`` leaves tested; the extraction stops there, the
+    column still free. Returns (``free`` after the decided columns, the columns of
+    ``order`` decided, the searches run)."""
+    n = v.size
+    lo = np.zeros((1, n + 1), dtype=np.int64)
+    hi = np.empty((1, n + 1), dtype=np.int64)
+    hi[0, :] = size
+    for c in range(n):
+        if not free[c]:
+            lo[0, c] = v[c]
+            hi[0, c] = v[c] + 1
+    none = np.empty((1, 0), dtype=np.int64)
+    asked = 0
+    for k in range(order.size):
+        c = order[k]
+        if not free[c]:
+            continue
+        lo[0, c] = v[c]
+        hi[0, c] = v[c] + 1
+        point = search(cf, clo, chi, val, starts, offset, cut, inclusive, lo.copy(), hi.copy(),
+                       none, 1, v, tol, jv, base, divisor, limit)[0]
+        asked += 1
+        if point.size == 0 or point.size == 1 and point[0] < 0:
+            lo[0, c] = 0  # entailed with c fixed, or undecided: c is free again
+            hi[0, c] = size[c]
+            if point.size:
+                return free, k, asked
+            continue
+        for d in range(n):  # the counterexample: what it leaves at v is fixed
+            if free[d] and point[d] == v[d]:
+                free[d] = False
+                lo[0, d] = v[d]
+                hi[0, d] = v[d] + 1
+    return free, order.size, asked
