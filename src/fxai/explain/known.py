@@ -60,6 +60,9 @@ class Known:
         # per kind and feature: the rows of the sets holding it (C arrays: an append is
         # cheap, and a scan reads one without a copy)
         self._rows = {k: [array("q") for _ in range(n_features)] for k in ("axp", "cxp")}
+        # the sets added since the last scan of their kind, indexed on that scan (an
+        # extraction that asks a compiled oracle may never scan)
+        self._pending: dict[str, list[list[int]]] = {"axp": [], "cxp": []}
 
     @staticmethod
     def bits(features: Iterable[int]) -> int:
@@ -68,19 +71,26 @@ class Known:
 
     def add(self, kind: str, xp: Iterable[int]) -> None:
         """Record an AXp (``kind="axp"``) or a CXp (``"cxp"``)."""
-        xp = list(xp)
-        row, masks = self._size[kind], self._masks[kind]
-        if row == len(masks):
-            masks = self._masks[kind] = np.concatenate([masks, np.zeros_like(masks)])
-        masks[row] = self._words(self.bits(xp))
-        self._size[kind] = row + 1
-        rows = self._rows[kind]
-        for f in xp:
-            rows[f].append(row)
+        self._pending[kind].append(list(xp))
+
+    def _index(self, kind: str) -> None:
+        """Index the sets of ``kind`` added since the last scan."""
+        masks, rows = self._masks[kind], self._rows[kind]
+        for xp in self._pending[kind]:
+            row = self._size[kind]
+            if row == len(masks):
+                masks = self._masks[kind] = np.concatenate([masks, np.zeros_like(masks)])
+            masks[row] = self._words(self.bits(xp))
+            self._size[kind] = row + 1
+            for f in xp:
+                rows[f].append(row)
+        self._pending[kind] = []
 
     def meets_alone(self, kind: str, current: int, i: int) -> bool:
         """Whether a recorded set of ``kind`` holds feature ``i`` and no other feature of
         ``current`` (an int of :meth:`bits`)."""
+        if self._pending[kind]:
+            self._index(kind)
         rows = self._rows[kind][i]
         if not rows:
             return False
