@@ -197,8 +197,8 @@ class Marco:
                 if not found:
                     self.complete = True
                     return
-                model = sat.get_model()
-                free = {f for f in self.feats if model[self.var[f] - 1] > 0}
+                # (variable k + 1 is feature feats[k]: the model lists them in that order)
+                free = {f for f, lit in zip(self.feats, sat.get_model(), strict=True) if lit > 0}
                 fixed = set(self.feats) - free
                 found = self._ask(t0, self._explain, phase, fixed, free)
                 if found is _OUT_OF_TIME:
