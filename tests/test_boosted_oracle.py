@@ -168,6 +168,18 @@ def test_the_compiled_cxp_prefix_cuts_the_free_set_as_find_cxp_does(seed, order)
     assert explain.find_cxp(o, order=order) == plain
 
 
+def test_the_compiled_prefixes_take_seeds_with_features_no_tree_splits_on():
+    """Feature 2 of a three-feature model is in no tree: in a seed and in the order it is
+    what the loops without the prefixes make of it."""
+    ens = B.Ensemble(trees=tie_ensemble().trees, base_margin=0.0, n_features=3)
+    o = BoostedOracle(ens, [1, 1, 0], ties="keep")
+    assert o.axp_prefix({0, 1, 2}, [2, 0, 1]) == ({2}, 3)  # freeing x0 or x1: a tie, class 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(BoostedOracle, "cxp_prefix", lambda self, free, order: (free, 0))
+        plain = explain.find_cxp(o, seed=[0, 1, 2], order=[2, 1, 0])
+    assert explain.find_cxp(o, seed=[0, 1, 2], order=[2, 1, 0]) == plain == [0]
+
+
 def test_the_compiled_prefixes_keep_a_tie_as_a_change():
     """Under ``ties="change"`` a tie is a counterexample in the prefixes too."""
     o = BoostedOracle(tie_ensemble(), [1, 1], ties="change")
