@@ -327,9 +327,9 @@ def shrink(free, order, v, size, cf, clo, chi, val, starts, offset, cut, inclusi
            base, divisor, limit):  # pragma: no cover - compiled
     """CXp extraction from the weak CXp ``free`` (per column: free or fixed to ``v``), as
     ``find_cxp`` does it with an oracle whose points depend on the question alone: each
-    column of ``order`` (-1: a feature no tree splits on) still free in turn is fixed; if :func:`search` finds a
-    counterexample, the columns it leaves at ``v`` are fixed too, else the column is freed
-    again. Each search stops at ``limit`` leaves tested; the extraction stops there, the
+    column of ``order`` (-1: a feature no tree splits on) still free in turn is fixed; if
+    :func:`search` finds a counterexample, the columns it leaves at ``v`` are fixed too,
+    else the column is freed again. Each search stops at ``limit`` leaves tested; the extraction stops there, the
     column still free. Returns (``free`` after the decided columns, the columns of
     ``order`` decided, the searches run)."""
     n = v.size
