@@ -329,9 +329,9 @@ def shrink(free, order, v, size, cf, clo, chi, val, starts, offset, cut, inclusi
     ``find_cxp`` does it with an oracle whose points depend on the question alone: each
     column of ``order`` (-1: a feature no tree splits on) still free in turn is fixed; if
     :func:`search` finds a counterexample, the columns it leaves at ``v`` are fixed too,
-    else the column is freed again. Each search stops at ``limit`` leaves tested; the extraction stops there, the
-    column still free. Returns (``free`` after the decided columns, the columns of
-    ``order`` decided, the searches run)."""
+    else the column is freed again. Each search stops at ``limit`` leaves tested; the
+    extraction stops there, the column still free. Returns (``free`` after the decided
+    columns, the columns of ``order`` decided, the searches run)."""
     n = v.size
     lo = np.zeros((1, n + 1), dtype=np.int64)
     hi = np.empty((1, n + 1), dtype=np.int64)
