@@ -160,22 +160,30 @@ def _changes(first, jv, base, divisor, cut, inclusive):  # pragma: no cover - co
 
 
 @njit(cache=True)
-def ask(fixed, col, v, size, cf, clo, chi, val, starts, offset, cut, inclusive, tol, jv, base,
-        divisor, limit):  # pragma: no cover - compiled
-    """:func:`search` from the box that fixes the features ``fixed`` (original indices;
-    ``col`` maps each to its column of ``v``, -1 for a feature no tree splits on) and leaves
-    every other feature its ``size`` intervals: one compiled call per question."""
-    n1 = size.size
-    slo = np.zeros((1, n1), dtype=np.int64)
-    shi = np.empty((1, n1), dtype=np.int64)
-    shi[0, :] = size
+def _box(fixed, col, v, size):  # pragma: no cover - compiled
+    """The box (lows, highs: one row) that fixes the features ``fixed`` to their intervals
+    ``v`` (``col``: each one's column, -1 for a feature no tree splits on) and leaves every
+    other column its ``size`` intervals."""
+    lo = np.zeros((1, size.size), dtype=np.int64)
+    hi = np.empty((1, size.size), dtype=np.int64)
+    hi[0, :] = size
     for f in fixed:
         if f < 0 or f >= col.size:
             raise IndexError("a fixed feature is out of range")
         c = col[f]
         if c >= 0:
-            slo[0, c] = v[c]
-            shi[0, c] = v[c] + 1
+            lo[0, c] = v[c]
+            hi[0, c] = v[c] + 1
+    return lo, hi
+
+
+@njit(cache=True)
+def ask(fixed, col, v, size, cf, clo, chi, val, starts, offset, cut, inclusive, tol, jv, base,
+        divisor, limit):  # pragma: no cover - compiled
+    """:func:`search` from the box that fixes the features ``fixed`` (original indices;
+    ``col`` maps each to its column of ``v``, -1 for a feature no tree splits on) and leaves
+    every other feature its ``size`` intervals: one compiled call per question."""
+    slo, shi = _box(fixed, col, v, size)
     return search(cf, clo, chi, val, starts, offset, cut, inclusive, slo, shi,
                   np.empty((1, 0), dtype=np.int64), 1, v, tol, jv, base, divisor, limit)
 
@@ -291,17 +299,7 @@ def delete(fixed, todo, col, v, size, cf, clo, chi, val, starts, offset, cut, in
     in turn is freed, and fixed again if :func:`search` finds a counterexample. Each search
     stops at ``limit`` leaves tested; deletion stops there, the feature still fixed. Returns
     (per feature of ``todo``: freed or not, the features decided, the searches run)."""
-    n1 = size.size
-    lo = np.zeros((1, n1), dtype=np.int64)
-    hi = np.empty((1, n1), dtype=np.int64)
-    hi[0, :] = size
-    for f in fixed:
-        if f < 0 or f >= col.size:
-            raise IndexError("a fixed feature is out of range")
-        c = col[f]
-        if c >= 0:
-            lo[0, c] = v[c]
-            hi[0, c] = v[c] + 1
+    lo, hi = _box(fixed, col, v, size)
     freed = np.zeros(todo.size, dtype=np.bool_)
     none = np.empty((1, 0), dtype=np.int64)
     for k in range(todo.size):
