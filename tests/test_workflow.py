@@ -77,6 +77,11 @@ def test_paper_exact_overlay_plans_every_ffa_run_without_a_time_limit():
                   for ds in ("sarcasm-full", "disaster-full") if f"ds={ds}" in job}
     assert "mem_mb=10000," in train_jobs["sarcasm-full"]  # ffa.models train_mem_mb: 9.2 GB
     assert "mem_mb=8000," in train_jobs["disaster-full"]  # the run jobs' mem_mb
+    # the instances the authors' way: one screen per dataset, whose picks the runs explain
+    screens = [line for line in out(r).splitlines() if "fxai.cli ffa-screen" in line]
+    assert len(screens) == 5 and all("--instances 15 --time-limit 60 --tries 100" in line
+                                     for line in screens)
+    assert all("--picks results/paper-exact/runs/ffa-screen/" in line for line in runs)
 
 
 def test_mirror_that_does_not_exist_stops(tmp_path):

@@ -2,7 +2,8 @@
 # method, part of ffa.instances_per_job instances) running MARCO-A / -C / -S on each of its
 # instances with a time limit or none (a run file that resumes at the instance a kill
 # stopped), one job checking every explanation of that run file, then the figures and the
-# runtime table.
+# runtime table. With ffa.screen, one job per dataset first picks the instances that reach
+# the exact FFA (fxai ffa-screen), and the runs explain its picks.
 
 FFA = config["ffa"]
 FFA_SKIP = set(DATA_UNAVAILABLE)  # common.smk: not in the mirror
@@ -14,6 +15,7 @@ FFA_K = range(FFA["instances"])
 FFA_PARTS = [list(FFA_K)[i:i + FFA["instances_per_job"]]
              for i in range(0, len(FFA_K), FFA["instances_per_job"])]
 FFA_SWITCH = FFA["switch"]
+FFA_SCREEN = FFA["screen"] if FFA["screen"]["time_limit"] is not None else None
 FFA_FIGS = [f"{RESULTS}/figures/ffa_fig{n}_{m}.{ext}"
             for m, ns in {"error": (1, 6), "tau": (2, 7), "rbo": (3, 8), "kl": (4, 9),
                           "naxp": (5, 10)}.items() for n in ns for ext in ("png", "pdf")]
@@ -63,11 +65,45 @@ rule ffa_train_bt:
         " --depth {params.depth} --seed {params.seed} --out {output.model} > {log} 2>&1"
 
 
+def ffa_screen_file(w):
+    """The dataset's screen file when ffa.screen is set (an input of its runs), else none."""
+    return [f"{RESULTS}/runs/ffa-screen/{w.ds}.jsonl"] if FFA_SCREEN else []
+
+
+rule ffa_screen:
+    input:
+        model=f"{RESULTS}/models/bt/{{ds}}.json",
+        data=prepared_input(),
+        split=f"{RESULTS}/splits/{{ds}}.json",
+    output:
+        f"{RESULTS}/runs/ffa-screen/{{ds}}.jsonl",
+    params:
+        instances=FFA["instances"],
+        time_limit=lambda w: FFA_SCREEN["time_limit"],
+        tries=lambda w: FFA_SCREEN["tries"],
+        seed=config["seed"],
+        clock=FFA["clock"],
+    group:
+        "ffa"
+    resources:
+        runtime=lambda w, attempt: runtime_min(FFA_SCREEN["tries"] * FFA_SCREEN["time_limit"],
+                                               attempt),
+        mem_mb=FFA["mem_mb"],
+    log:
+        log_path("ffa/screen_{ds}"),
+    shell:
+        "{FXAI} ffa-screen --model {input.model} --data {input.data} --split {input.split}"
+        " --instances {params.instances} --time-limit {params.time_limit}"
+        " --tries {params.tries} --seed {params.seed} --clock {params.clock}"
+        " --out {output} > {log} 2>&1"
+
+
 rule ffa_run:
     input:
         model=f"{RESULTS}/models/bt/{{ds}}.json",
         data=prepared_input(),
         split=f"{RESULTS}/splits/{{ds}}.json",
+        picks=ffa_screen_file,
     output:
         f"{RESULTS}/runs/ffa/{{ds}}/{{method}}/{{part}}.jsonl",
     wildcard_constraints:
@@ -79,6 +115,7 @@ rule ffa_run:
         seed=config["seed"],
         clock=FFA["clock"],
         unit="--unit-cxps" if FFA["unit_cxps"] else "",
+        picks=lambda w, input: f"--picks {input.picks}" if FFA_SCREEN else "",
         switch=f"--window {FFA_SWITCH['window']} --alpha {FFA_SWITCH['alpha']}"
         f" --eps {FFA_SWITCH['eps']} --switch-variant {FFA_SWITCH['variant']}",
     group:
@@ -92,7 +129,7 @@ rule ffa_run:
         "{FXAI} ffa-run --model {input.model} --data {input.data} --split {input.split}"
         " --instance {params.instances} --method {wildcards.method} --time-limit {params.time_limit}"
         " --seed {params.seed} --clock {params.clock} {params.switch}"
-        " {params.unit} --out {output} > {log} 2>&1"
+        " {params.unit} {params.picks} --out {output} > {log} 2>&1"
 
 
 rule ffa_verify:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fxai.argtypes import count, nonnegative, or_none, positive, positive_int
 from fxai.errors import DataError
-from fxai.experiments.ffa import METHODS, run_instance
+from fxai.experiments.ffa import METHODS, run_instance, screen_picks
 from fxai.experiments.process import in_own_process
 from fxai.runfile import RunWriter
 from fxai.version import code_version
@@ -32,7 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", required=True, help="split JSON with 'test' row ids")
     p.add_argument("--instance", type=count, nargs="+", required=True, metavar="K",
                    help="explain the K-th row of the seeded permutation of the test rows "
-                        "(several: one record each, in this order)")
+                        "(several: one record each, in this order); with --picks, its K-th "
+                        "picked instance")
+    p.add_argument("--picks", metavar="SCREEN",
+                   help="a screen file of 'fxai ffa-screen': --instance K is its K-th pick")
     p.add_argument("--method", choices=sorted(METHODS), required=True)
     p.add_argument("--time-limit", type=or_none(positive), required=True,
                    help="seconds per instance, or none: every run to the exact FFA")
@@ -68,8 +71,15 @@ def run(args: argparse.Namespace) -> int:
     data_path = Path(args.data)
     data = load(data_path.stem, data_path.parent)  # checked against its recorded checksum
     _, test = load_split(args.split)
+    ks = args.instance
+    if args.picks is not None:
+        picked = screen_picks(args.picks)
+        if max(ks) >= len(picked):
+            raise DataError(f"--instance {max(ks)}: {args.picks} picks {len(picked)} instances "
+                            f"(use 0..{len(picked) - 1})")
+        ks = [picked[p] for p in ks]
     rows = {}
-    for k in args.instance:
+    for k in ks:
         try:
             rows[k] = pick_instance(test, k, args.seed)
         except ValueError as e:
@@ -85,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
                 "clock": args.clock, "unit_cxps": args.unit_cxps,
                 "switch": [args.window, args.alpha, args.eps, args.switch_variant]}
     by_row = {row: k for k, row in rows.items()}
+    # (--picks only chooses the rows: the planned rows are in the header, a record is its row's)
     writer = RunWriter(args.out, "ffa-run", settings, {"model": args.model, "data": args.data},
                        list(rows.values()), label=f"ffa {base['dataset']} {args.method}",
                        log=LOG)

@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fxai.errors import DataError
 from fxai.experiments.driver import Stopwatch, drive
+from fxai.runfile import iter_run
 
 if TYPE_CHECKING:
     from fxai import explain
     from fxai.oracles.base import Oracle
 
 METHODS = {"marco-a": "axp", "marco-c": "cxp", "marco-s": "switch"}
+SCREEN_COMMAND = "ffa-screen"  # picks the instances that reach the exact FFA (fxai ffa-screen)
 LOG = logging.getLogger("fxai.ffa")
 PROGRESS_S = 30.0  # seconds of the run's clock between two progress lines of one enumeration
 
@@ -77,6 +81,18 @@ def run_instance(o: Oracle, method: str, time_limit: float | None, clock: str = 
                 if m.complete else None),
         "events": events,
     }
+
+
+def screen_picks(path: str | Path) -> list[int]:
+    """The instances a complete ``fxai ffa-screen`` file picked (seeded indices K, in order);
+    a file that is not one, or one short of its instances, is an error naming it."""
+    head, recs = iter_run(path, SCREEN_COMMAND)
+    n = head.get("about", {}).get("instances")
+    done = [r["k"] for r in recs if r.get("status") == "done"][:n]
+    if not isinstance(n, int) or len(done) < n:
+        raise DataError(f"{path}: {len(done)} of {n} instances picked; rerun the rule that "
+                        "makes it")
+    return done
 
 
 def check_record(record: dict, model) -> dict:
