@@ -54,6 +54,23 @@ def test_a_workflow_job_ends_its_log_with_its_usage(capsys, monkeypatch, tmp_pat
     assert total["jobs"] == 2 and total["cpu_s"] == round(sum(r["cpu_s"] for r in rows), 1)
 
 
+def test_rule_cpu_per_dataset():
+    """``--datasets``: a job is the dataset's that is a word of its name (``disaster`` is not
+    ``disaster-full``'s), with a total per dataset; the rest under ``other``."""
+    rows = [{"kind": kind, "job": job, "wall_s": 1.0, "cpu_s": cpu, "max_rss_mb": 10.0}
+            for kind, job, cpu in (("ffa/run", "ffa/run_disaster-full_marco-a_0", 2.0),
+                                   ("ffa/run", "ffa/run_disaster-full_marco-c_0", 3.0),
+                                   ("data/prepare", "data/prepare_files_disaster-full", 1.0),
+                                   ("ffa/run", "ffa/run_disaster_marco-a_0", 4.0),
+                                   ("ffa/report", "ffa/report", 5.0))]
+    out = {r["kind"]: r for r in rule_cpu.table(rows, ["disaster-full", "sarcasm-full"])}
+    assert list(out) == ["disaster-full: ffa/run", "disaster-full: data/prepare",
+                         "disaster-full: all", "other: ffa/report", "other: ffa/run",
+                         "other: all", "all jobs"]
+    assert out["disaster-full: all"]["cpu_s"] == 6.0 and out["disaster-full: ffa/run"]["jobs"] == 2
+    assert out["other: all"]["cpu_s"] == 9.0 and out["all jobs"]["cpu_share_pct"] == 100.0
+
+
 def test_old_name_still_works_and_says_it_is_deprecated(capsys):
     code, out, err = run(capsys, "train-bt", "--help")
     assert code == 0 and "--trees" in out
