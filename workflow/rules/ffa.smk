@@ -83,8 +83,8 @@ rule ffa_screen:
         tries=lambda w: FFA_SCREEN["tries"],
         seed=config["seed"],
         clock=FFA["clock"],
-    group:
-        "ffa"
+    # no group: in the ffa group it would join all its dataset's runs into one piece (one
+    # SLURM job running them one after the other)
     resources:
         runtime=lambda w, attempt: runtime_min(FFA_SCREEN["tries"] * FFA_SCREEN["time_limit"],
                                                attempt),
