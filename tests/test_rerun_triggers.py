@@ -102,6 +102,7 @@ RESULT_KEYS = {
     "ffa.switch.eps": (0.5, FFA_RUNS),
     "ffa.switch.variant": ("code", FFA_RUNS),
     "ffa.unit_cxps": (True, FFA_RUNS),
+    "ffa.screen.time_limit": (5, FFA_RUNS),  # a screen per dataset (missing), then its runs
     "ffa.metric_variant": ("code", ["ffa_report"]),
     "ffa.log_time": (True, ["ffa_report"]),  # the figures' time axis
     "report.figures": (["nbc_precision", "xpg_xp_counts", "xpg_runtime"], ["report_index"]),
@@ -144,6 +145,7 @@ NON_RESULT_KEYS = {
     "data.allow_missing": (True, "only whether an unobtainable dataset stops the run; the "
                            "datasets it leaves out change the tables' inputs"),
     "ffa.mem_mb": (3000, "the memory a job asks the scheduler for"),
+    "ffa.screen.tries": (50, "read only with ffa.screen.time_limit set (off by default)"),
     "report.enabled": (False, "only whether the report outputs are requested"),
     "cluster.group_components.prep": (3, "how SLURM jobs pack rule groups"),
     "cluster.group_components.explain": (3, "how SLURM jobs pack rule groups"),
