@@ -81,7 +81,11 @@ def run(args: argparse.Namespace) -> int:
             if sum(r["status"] == "done" for r in tried.values()) >= args.instances:
                 break
             row = pick_instance(test, k, args.seed)
-            o = oracles.for_model(model, data.X[row])
+            try:
+                o = oracles.for_model(model, data.X[row])
+            except ValueError as e:  # e.g. a model trained on another dataset
+                raise DataError(f"model {args.model} cannot explain row {row} of {args.data}: "
+                                f"{e}") from None
             res = in_own_process(lambda o=o: _summary(run_instance(
                 o, "marco-a", args.time_limit, args.clock)))
             tried[k] = {"dataset": data_path.stem, "k": k, "instance": row, **res}
