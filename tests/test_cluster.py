@@ -47,11 +47,17 @@ def test_group_components_follow_the_config(in_root, tmp_path):
     """profiles/slurm packs jobs as the run's config says (`cluster.group_components`)."""
     small = cluster.group_components(["snakemake"])
     paper = cluster.group_components(["snakemake", "--configfile", "config/paper.yaml"])
-    assert set(small) == set(paper) == set(cluster.GROUPS)
-    assert paper["ffa"] < small["ffa"]  # 600-s runs: more, shorter jobs
+    # the ffa group is one group per dataset, each packed as `ffa` says
+    paper_ffa = [cluster.ffa_group(ds) for ds in
+                 ("mnist-1vs3", "mnist-1vs7", "pneumoniamnist", "sarcasm", "disaster")]
+    assert set(paper) == {"prep", "explain", *paper_ffa}
+    assert {"prep", "explain", cluster.ffa_group("breast-cancer")} <= set(small)
+    assert paper["ffa-disaster"] < small["ffa-breast-cancer"]  # 600-s runs: shorter jobs
     mine = tmp_path / "mine.yaml"
-    mine.write_text("cluster: {group_components: {ffa: 2}}\n")
-    assert cluster.group_components(["snakemake", "--configfile", str(mine)]) == small | {"ffa": 2}
+    mine.write_text("cluster: {group_components: {ffa: 2}}\nffa: {datasets: [a, b]}\n")
+    small_but_ffa = {k: v for k, v in small.items() if not k.startswith("ffa-")}
+    assert cluster.group_components(["snakemake", "--configfile", str(mine)]) == (
+        small_but_ffa | {"ffa-a": 2, "ffa-b": 2})
     mine.write_text("cluster: {group_components: {ffa: 0, train: 3}}\n")
     with pytest.raises(ValueError, match="cluster.group_components: {'ffa': 0, 'train': 3}"):
         cluster.group_components(["snakemake", "--configfile", str(mine)])

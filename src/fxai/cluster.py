@@ -19,7 +19,14 @@ import yaml
 
 DEFAULT_CONFIG = "config/config.yaml"  # the Snakefile's `configfile:`
 STATUS_COMMANDS = ("sacct", "squeue")
-GROUPS = ("prep", "explain", "ffa")  # the rules' `group:` names
+GROUPS = ("prep", "explain", "ffa")  # the rules' `group:` names (ffa: one per dataset)
+
+
+def ffa_group(ds: str) -> str:
+    """The `group:` of a dataset's `ffa_run` and `ffa_verify` jobs. One group per dataset: a
+    group job waits for the inputs of all its pieces, so a dataset's runs must not wait for
+    another dataset's model or instance screen."""
+    return f"ffa-{ds}"
 
 
 def status_command() -> str:
@@ -100,13 +107,17 @@ def group_components(argv: list[str]) -> dict[str, int]:
     """`cluster.group_components` of the run's config: how many connected pieces of each rule
     group (prep, explain, ffa) one SLURM job runs (snakemake's --group-components; a group
     not named runs one piece per job)."""
-    found = (run_config(argv).get("cluster") or {}).get("group_components") or {}
+    config = run_config(argv)
+    found = dict((config.get("cluster") or {}).get("group_components") or {})
     bad = {k: v for k, v in found.items()
            if k not in GROUPS or not isinstance(v, int) or isinstance(v, bool) or v < 1}
     if bad:
         raise ValueError(f"cluster.group_components: {bad} (groups {list(GROUPS)}, each a "
                          "positive integer)")
-    return dict(found)
+    if "ffa" in found:  # the ffa group is one group per dataset (ffa_group)
+        n = found.pop("ffa")
+        found |= {ffa_group(ds): n for ds in (config.get("ffa") or {}).get("datasets") or []}
+    return found
 
 
 def report_path(argv: list[str]) -> str | None:

@@ -5,6 +5,8 @@
 # runtime table. With ffa.screen, one job per dataset first picks the instances that reach
 # the exact FFA (fxai ffa-screen), and the runs explain its picks.
 
+from fxai.cluster import ffa_group  # one SLURM group per dataset (profiles/slurm)
+
 FFA = config["ffa"]
 FFA_SKIP = set(DATA_UNAVAILABLE)  # common.smk: not in the mirror
 FFA_DATASETS = [ds for ds in datasets_of("ffa") if ds not in FFA_SKIP]
@@ -119,7 +121,7 @@ rule ffa_run:
         switch=f"--window {FFA_SWITCH['window']} --alpha {FFA_SWITCH['alpha']}"
         f" --eps {FFA_SWITCH['eps']} --switch-variant {FFA_SWITCH['variant']}",
     group:
-        "ffa"
+        lambda w: ffa_group(w.ds)
     resources:
         runtime=ffa_runtime,
         mem_mb=FFA["mem_mb"],
@@ -142,7 +144,7 @@ rule ffa_verify:
         method="marco-[acs]",
         part=r"\d+",
     group:
-        "ffa"
+        lambda w: ffa_group(w.ds)
     resources:
         runtime=ffa_runtime,
         mem_mb=FFA["mem_mb"],
