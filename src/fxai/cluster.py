@@ -106,7 +106,8 @@ def results_profile(argv: list[str]) -> str:
 def group_components(argv: list[str]) -> dict[str, int]:
     """`cluster.group_components` of the run's config: how many connected pieces of each rule
     group (prep, explain, ffa) one SLURM job runs (snakemake's --group-components; a group
-    not named runs one piece per job)."""
+    not named runs one piece per job). The ``ffa`` entry applies to each dataset's group
+    ``ffa-<dataset>`` (:func:`ffa_group`) of the config's ``ffa.datasets``."""
     config = run_config(argv)
     found = dict((config.get("cluster") or {}).get("group_components") or {})
     bad = {k: v for k, v in found.items()
