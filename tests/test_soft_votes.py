@@ -149,12 +149,12 @@ def test_time_limits_raise_with_a_weak_explanation(entropy_forest):
     clf, x = entropy_forest
     o = oracles.for_model(clf, x)
     assert isinstance(o, SoftVoteOracle)
-    with pytest.raises(oracles.TimeLimitExceeded, match="time limit of 0.05 CPU s") as e:
-        explain.find_axp(o, time_limit=0.05)
-    assert e.value.seconds == 0.05 and o.entails(e.value.partial)
-    # (how far the deletion got in 0.05 s depends on the machine: the partial AXp may
-    # already be minimal, so only containment is certain)
-    assert set(explain.find_axp(o, seed=e.value.partial)) <= set(e.value.partial)
+    # (1 ms: about one question of this forest; at 50 ms a fast machine had finished the
+    # deletion, leaving a partial AXp that was already minimal)
+    with pytest.raises(oracles.TimeLimitExceeded, match="time limit of 0.001 CPU s") as e:
+        explain.find_axp(o, time_limit=0.001)
+    assert e.value.seconds == 0.001 and o.entails(e.value.partial)
+    assert len(e.value.partial) > len(explain.find_axp(o, seed=e.value.partial))
     with pytest.raises(oracles.TimeLimitExceeded) as e:
         explain.find_cxp(o, time_limit=0.001)
     assert e.value.partial is None or o.counterexample(
